@@ -1,0 +1,35 @@
+// Package component defines what every part of the simulated control plane
+// and every node agent is given, and the one interface through which the
+// engine drives them. As in Kubernetes, components never call each other:
+// they read the store, write through the API server, and react to the
+// store's watch events.
+package component
+
+import (
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// Env is what a component is built with.
+type Env struct {
+	Loop  *sim.Loop         // virtual time and timers
+	Store *store.Store      // reads (the informer cache); never write here directly
+	API   *apiserver.Server // every write goes through the API server
+	Trace *trace.Trace      // where the component records what it did
+	Rand  *sim.Rand         // this component's own seeded source
+}
+
+// Reactor is a component the engine drives. The engine delivers every
+// committed store event to Observe, in revision order (a watch), then calls
+// Work until no reactor has anything left to do at the current tick.
+type Reactor interface {
+	// Name is the component's name in the trace ("scheduler").
+	Name() string
+	// Observe sees one committed write. It must only note work to do
+	// (enqueue a key), not write: writes happen in Work.
+	Observe(ev store.Event)
+	// Work does queued work and reports whether it did any.
+	Work() bool
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/component"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// DefaultSeed is the seed used unless one is given: a constant, never the
+// clock, so that two fresh sessions agree.
+const DefaultSeed uint64 = 1
+
+// MaxSettleSteps bounds one Settle: a control loop that keeps writing
+// without converging is reported in the trace instead of hanging the REPL.
+const MaxSettleSteps = 1_000_000
+
+// EtcdCompactionInterval is kube-apiserver's default --etcd-compaction-interval:
+// every 5 minutes it compacts etcd history to the revision it saw 5 minutes
+// earlier.
+const EtcdCompactionInterval = 5 * sim.Minute
+
+// Config describes a cluster to build.
+type Config struct {
+	// Seed is the root of all randomness; 0 means DefaultSeed.
+	Seed uint64
+	// Nodes are the worker nodes the cluster starts with.
+	Nodes []NodeConfig
+	// TraceCapacity bounds the trace (trace.DefaultCapacity if 0).
+	TraceCapacity int
+}
+
+// Engine is one simulated cluster.
+type Engine struct {
+	Seed  uint64
+	Loop  *sim.Loop
+	Store *store.Store
+	API   *apiserver.Server
+	Trace *trace.Trace
+
+	root     *sim.Rand
+	reactors []component.Reactor
+	cursor   int64 // the store revision delivered to reactors so far
+	// compactTo is the revision that the next compaction compacts to: the
+	// head revision at the previous compaction tick.
+	compactTo int64
+	// Unsettled counts Settle calls that hit MaxSettleSteps.
+	Unsettled int
+}
+
+// New builds a cluster: the control plane, the default namespaces, and the
+// configured nodes, settled at tick 0.
+func New(cfg Config) *Engine {
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	e := &Engine{Seed: seed, Loop: sim.NewLoop(), Store: store.New(), root: sim.NewRand(seed)}
+	e.Trace = trace.New(e.Loop, cfg.TraceCapacity)
+	// Component sources are derived in a fixed order; append new ones at the
+	// end so that existing traces keep their random choices.
+	e.API = apiserver.New(e.Store, e.Trace, e.Loop, e.root.Derive())
+	e.reactors = e.buildReactors()
+	e.bootstrap()
+	for _, n := range cfg.Nodes {
+		if err := e.AddNode(n); err != nil {
+			panic("engine: default node: " + err.Error())
+		}
+	}
+	e.Loop.After(EtcdCompactionInterval, "etcd compaction", e.compact)
+	e.Settle()
+	return e
+}
+
+// env hands a component what it needs, with its own random source.
+func (e *Engine) env() component.Env {
+	return component.Env{Loop: e.Loop, Store: e.Store, API: e.API, Trace: e.Trace, Rand: e.root.Derive()}
+}
+
+// buildReactors creates the control plane's components in the order they
+// work within one instant.
+func (e *Engine) buildReactors() []component.Reactor {
+	var rs []component.Reactor
+	// Components register here.
+	return rs
+}
+
+// System is the actor for the cluster's own bootstrap writes.
+var System = apiserver.Actor{Component: "apiserver"}
+
+func (e *Engine) bootstrap() {
+	for _, ns := range []string{metav1.NamespaceDefault, "kube-node-lease", metav1.NamespacePublic, metav1.NamespaceSystem} {
+		obj := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		if _, err := e.API.Create(System, obj); err != nil {
+			panic("engine: bootstrap namespace " + ns + ": " + err.Error())
+		}
+	}
+}
+
+// compact is kube-apiserver's periodic etcd compaction.
+func (e *Engine) compact() {
+	if e.compactTo > 0 && e.compactTo <= e.cursor {
+		e.Store.Compact(e.compactTo)
+	}
+	e.compactTo = e.Store.Rev()
+	e.Loop.After(EtcdCompactionInterval, "etcd compaction", e.compact)
+}
+
+// Now is the current virtual time.
+func (e *Engine) Now() sim.Tick { return e.Loop.Now() }
+
+// Settle delivers every committed write to the components and lets them work
+// until none has anything left to do at this instant. It reports whether the
+// cluster converged within MaxSettleSteps; if not, the trace says so.
+func (e *Engine) Settle() bool {
+	for steps := 0; steps < MaxSettleSteps; steps++ {
+		if e.deliver() {
+			continue
+		}
+		worked := false
+		for _, r := range e.reactors {
+			if r.Work() {
+				worked = true
+				break // deliver its writes before anyone else acts
+			}
+		}
+		if !worked {
+			return true
+		}
+	}
+	e.Unsettled++
+	e.Trace.Record(trace.Event{Component: "engine", Lane: trace.ControlPlane, Column: trace.Maintain,
+		Message: fmt.Sprintf("the control loops did not settle within %d steps at this instant; "+
+			"some component keeps rewriting the same objects", MaxSettleSteps),
+		Why: "Controllers must converge: each write should bring observed state closer to desired state."})
+	return false
+}
+
+// deliver hands the writes since the cursor to every reactor, in revision
+// order, and reports whether there were any.
+func (e *Engine) deliver() bool {
+	evs, err := e.Store.Since(e.cursor)
+	if err != nil {
+		panic("engine: watch fell behind compaction: " + err.Error())
+	}
+	if len(evs) == 0 {
+		return false
+	}
+	// Reactors may write while observing only by contract violation; copy
+	// the batch so that such a bug cannot corrupt iteration.
+	batch := append([]store.Event(nil), evs...)
+	for _, ev := range batch {
+		for _, r := range e.reactors {
+			r.Observe(ev)
+		}
+	}
+	e.cursor = batch[len(batch)-1].Rev
+	return true
+}
+
+// Advance moves virtual time forward by d, firing every timer due on the way
+// and settling after each.
+func (e *Engine) Advance(d sim.Tick) {
+	e.AdvanceTo(e.Loop.Now() + d)
+}
+
+// AdvanceTo moves virtual time forward to t.
+func (e *Engine) AdvanceTo(t sim.Tick) {
+	e.Settle()
+	for e.Loop.FireNext(t) {
+		e.Settle()
+	}
+	if t > e.Loop.Now() {
+		e.Loop.SetNow(t)
+	}
+}
+
+// AdvanceUntil moves time forward until cond holds (checked after every
+// settled instant) or timeout passes; it reports whether cond held.
+func (e *Engine) AdvanceUntil(cond func() bool, timeout sim.Tick) bool {
+	e.Settle()
+	if cond() {
+		return true
+	}
+	limit := e.Loop.Now() + timeout
+	for e.Loop.FireNext(limit) {
+		e.Settle()
+		if cond() {
+			return true
+		}
+	}
+	if limit > e.Loop.Now() {
+		e.Loop.SetNow(limit)
+	}
+	return cond()
+}

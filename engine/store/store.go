@@ -1,0 +1,246 @@
+// Package store is kubeloop's etcd: the one place cluster state lives.
+//
+// As in etcd, there is a single revision counter that every write moves
+// forward, and every object's resourceVersion is the revision that last wrote
+// it (its mod revision). Writes check resourceVersion for optimistic
+// concurrency, exactly as kube-apiserver's guaranteed updates do. Every write
+// is kept in a history log that watchers read from a revision onwards, until
+// compaction discards it (reads of compacted revisions fail with Compacted).
+//
+// Objects handed out are shared and read-only (sample-controller: "NEVER
+// modify objects from the store"); writers pass in a fresh object and the
+// store takes ownership of it.
+package store
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+// Object is a typed Kubernetes object.
+type Object = kinds.Object
+
+// EventType says what a write did, in watch terms.
+type EventType int
+
+// Watch event types, as a Kubernetes watch names them.
+const (
+	Added EventType = iota + 1
+	Modified
+	Deleted
+)
+
+func (t EventType) String() string {
+	switch t {
+	case Added:
+		return "ADDED"
+	case Modified:
+		return "MODIFIED"
+	case Deleted:
+		return "DELETED"
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one committed write, as a watcher sees it.
+type Event struct {
+	Type   EventType
+	Kind   *kinds.Kind
+	Key    string
+	Rev    int64
+	Object Object // the object after the write; for Deleted, its last state
+	Old    Object // the object before the write; nil for Added
+	// Cause is the trace sequence number of the action that made this write,
+	// so that whoever reacts to it can say why it acted.
+	Cause uint64
+}
+
+// ErrCompacted is returned when reading history that compaction removed; it
+// carries etcd's wording.
+type ErrCompacted struct{ Rev, CompactRev int64 }
+
+func (e *ErrCompacted) Error() string {
+	return fmt.Sprintf("etcdserver: mvcc: required revision %d has been compacted (compacted to %d)", e.Rev, e.CompactRev)
+}
+
+type bucket struct {
+	objects map[string]Object // key -> object
+	sorted  []string          // keys in order; nil when stale
+}
+
+// Store is an etcd-shaped, single-threaded object store.
+type Store struct {
+	rev        int64
+	compactRev int64
+	buckets    map[*kinds.Kind]*bucket
+	history    []Event // events with Rev > compactRev, in revision order
+	indexes    map[*kinds.Kind][]*index
+}
+
+// New returns an empty store at revision 1 (etcd starts at 1).
+func New() *Store {
+	return &Store{rev: 1, buckets: map[*kinds.Kind]*bucket{}, indexes: map[*kinds.Kind][]*index{}}
+}
+
+// Rev is the current revision: the revision of the latest write.
+func (s *Store) Rev() int64 { return s.rev }
+
+// CompactRev is the revision up to which history has been discarded.
+func (s *Store) CompactRev() int64 { return s.compactRev }
+
+func (s *Store) bucket(k *kinds.Kind) *bucket {
+	b := s.buckets[k]
+	if b == nil {
+		b = &bucket{objects: map[string]Object{}}
+		s.buckets[k] = b
+	}
+	return b
+}
+
+// Get returns the object of kind k at namespace/name. The result is shared:
+// do not modify it.
+func (s *Store) Get(k *kinds.Kind, namespace, name string) (Object, error) {
+	if o, ok := s.bucket(k).objects[k.Key(namespace, name)]; ok {
+		return o, nil
+	}
+	return nil, apierrors.NewNotFound(k.GroupResource(), name)
+}
+
+// Lookup is Get without an error for the common "is it there" question.
+func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
+	o, ok := s.bucket(k).objects[k.Key(namespace, name)]
+	return o, ok
+}
+
+// List returns the objects of kind k in namespace (all namespaces if ""),
+// ordered by key, as etcd's range reads are. The slice is the caller's; the
+// objects are shared.
+func (s *Store) List(k *kinds.Kind, namespace string) []Object {
+	b := s.bucket(k)
+	if b.sorted == nil {
+		b.sorted = make([]string, 0, len(b.objects))
+		for key := range b.objects {
+			b.sorted = append(b.sorted, key)
+		}
+		sort.Strings(b.sorted)
+	}
+	keys := b.sorted
+	if k.Namespaced && namespace != "" {
+		prefix := k.EtcdPrefix + "/" + namespace + "/"
+		lo := sort.SearchStrings(keys, prefix)
+		hi := lo
+		for hi < len(keys) && len(keys[hi]) >= len(prefix) && keys[hi][:len(prefix)] == prefix {
+			hi++
+		}
+		keys = keys[lo:hi]
+	}
+	out := make([]Object, len(keys))
+	for i, key := range keys {
+		out[i] = b.objects[key]
+	}
+	return out
+}
+
+// Count is the number of objects of kind k.
+func (s *Store) Count(k *kinds.Kind) int { return len(s.bucket(k).objects) }
+
+// Create stores a new object. It sets resourceVersion to the new revision and
+// fails with AlreadyExists if the key is taken.
+func (s *Store) Create(obj Object, cause uint64) (int64, error) {
+	k := kinds.Of(obj)
+	key := k.Key(obj.GetNamespace(), obj.GetName())
+	b := s.bucket(k)
+	if _, ok := b.objects[key]; ok {
+		return 0, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
+	}
+	s.rev++
+	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
+	b.objects[key] = obj
+	b.sorted = nil
+	s.indexAdd(k, key, obj)
+	s.history = append(s.history, Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause})
+	return s.rev, nil
+}
+
+// Update replaces an existing object. If obj carries a resourceVersion it
+// must equal the stored one, or the write fails with Kubernetes' Conflict
+// ("the object has been modified; please apply your changes to the latest
+// version and try again"); an empty resourceVersion is an unconditional write.
+func (s *Store) Update(obj Object, cause uint64) (int64, error) {
+	k := kinds.Of(obj)
+	key := k.Key(obj.GetNamespace(), obj.GetName())
+	b := s.bucket(k)
+	old, ok := b.objects[key]
+	if !ok {
+		return 0, apierrors.NewNotFound(k.GroupResource(), obj.GetName())
+	}
+	if rv := obj.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
+		return 0, apierrors.NewConflict(k.GroupResource(), obj.GetName(),
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	if old == obj {
+		panic("store: Update with the stored object itself; objects from the store are read-only, copy first")
+	}
+	s.rev++
+	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
+	b.objects[key] = obj
+	s.indexRemove(k, key, old)
+	s.indexAdd(k, key, obj)
+	s.history = append(s.history, Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
+	return s.rev, nil
+}
+
+// Delete removes an object. A non-empty resourceVersion is a precondition, as
+// in Update.
+func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, cause uint64) (Object, int64, error) {
+	key := k.Key(namespace, name)
+	b := s.bucket(k)
+	old, ok := b.objects[key]
+	if !ok {
+		return nil, 0, apierrors.NewNotFound(k.GroupResource(), name)
+	}
+	if resourceVersion != "" && resourceVersion != old.GetResourceVersion() {
+		return nil, 0, apierrors.NewConflict(k.GroupResource(), name,
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	s.rev++
+	delete(b.objects, key)
+	b.sorted = nil
+	s.indexRemove(k, key, old)
+	s.history = append(s.history, Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: old, Old: old, Cause: cause})
+	return old, s.rev, nil
+}
+
+// Since returns the events with revision > rev, in order: what a watch from
+// rev replays. It fails with ErrCompacted if rev is older than the compaction.
+// The slice aliases the store's history; do not modify it.
+func (s *Store) Since(rev int64) ([]Event, error) {
+	if rev < s.compactRev {
+		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
+	}
+	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].Rev > rev })
+	return s.history[i:], nil
+}
+
+// Compact discards history up to and including rev, as etcd compaction does.
+func (s *Store) Compact(rev int64) {
+	if rev <= s.compactRev {
+		return
+	}
+	if rev > s.rev {
+		rev = s.rev
+	}
+	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].Rev > rev })
+	rest := make([]Event, len(s.history)-i, cap(s.history)-i)
+	copy(rest, s.history[i:])
+	s.history = rest
+	s.compactRev = rev
+}
+
+// HistoryLen is the number of events kept since the last compaction.
+func (s *Store) HistoryLen() int { return len(s.history) }

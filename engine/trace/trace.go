@@ -1,0 +1,245 @@
+// Package trace records what the control plane and the nodes did, one event
+// per action, in the order they happened: who acted (component), where
+// (control-plane or node lane), in which column of the classic picture
+// (Declare, Schedule, Run, Maintain), on what object, what caused it (the
+// sequence number of the event that led to it) and why Kubernetes does this
+// step at all (a one-sentence annotation for a learner).
+//
+// The trace is a bounded ring: a cluster of 100,000 pods must not keep every
+// step forever. Events are addressed by their sequence number, which never
+// repeats; an event that has left the ring is reported as dropped, not
+// silently skipped.
+package trace
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+// Column is one of the four columns of the classic picture of Kubernetes.
+type Column uint8
+
+// The four columns, read left to right.
+const (
+	Declare Column = iota + 1
+	Schedule
+	Run
+	Maintain
+)
+
+// Columns lists the columns in reading order.
+var Columns = []Column{Declare, Schedule, Run, Maintain}
+
+func (c Column) String() string {
+	switch c {
+	case Declare:
+		return "Declare"
+	case Schedule:
+		return "Schedule"
+	case Run:
+		return "Run"
+	case Maintain:
+		return "Maintain"
+	}
+	return "Column(" + strconv.Itoa(int(c)) + ")"
+}
+
+// ParseColumn reads a column name, case-insensitively.
+func ParseColumn(s string) (Column, bool) {
+	for _, c := range Columns {
+		if equalFold(c.String(), s) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// Lane is the row of the picture: the control plane decides, the nodes do.
+type Lane uint8
+
+// The two lanes.
+const (
+	ControlPlane Lane = iota + 1
+	NodeLane
+)
+
+func (l Lane) String() string {
+	switch l {
+	case ControlPlane:
+		return "control-plane"
+	case NodeLane:
+		return "node"
+	}
+	return "Lane(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Event is one step in the trace.
+type Event struct {
+	T         sim.Tick
+	Seq       uint64
+	Component string // "apiserver", "etcd", "scheduler", "replicaset-controller", "kubelet/n2", "user"
+	Lane      Lane
+	Column    Column
+	Namespace string // the object's namespace, "" for cluster-scoped objects
+	Object    string // "pod/api-7d9f8c6b5-x2k4q"; "" when the step is about no one object
+	Message   string // what happened, in Kubernetes' words
+	Cause     uint64 // Seq of the event that led to this one; 0 for a learner's command
+	Rev       int64  // the store revision this step wrote, 0 if it wrote nothing
+	Why       string // one true sentence on why Kubernetes takes this step
+}
+
+// jsonEvent fixes the field order and names of `trace -o json`.
+type jsonEvent struct {
+	T         float64 `json:"t"`
+	Seq       uint64  `json:"seq"`
+	Component string  `json:"component"`
+	Column    string  `json:"column"`
+	Lane      string  `json:"lane"`
+	Namespace string  `json:"namespace,omitempty"`
+	Object    string  `json:"object"`
+	Message   string  `json:"message"`
+	Cause     uint64  `json:"cause"`
+	Rev       int64   `json:"rev,omitempty"`
+	Why       string  `json:"why,omitempty"`
+}
+
+// MarshalJSON gives the contract's shape: t (virtual seconds), seq,
+// component, column, lane, object, message, cause.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(jsonEvent{
+		T: float64(e.T) / float64(sim.Second), Seq: e.Seq, Component: e.Component,
+		Column: e.Column.String(), Lane: e.Lane.String(), Namespace: e.Namespace, Object: e.Object,
+		Message: e.Message, Cause: e.Cause, Rev: e.Rev, Why: e.Why,
+	})
+}
+
+// DefaultCapacity is how many events a trace keeps unless told otherwise:
+// enough for every lesson and a long session, bounded for big clusters.
+const DefaultCapacity = 200_000
+
+// Trace is the bounded, ordered record of events.
+type Trace struct {
+	clock   interface{ Now() sim.Tick }
+	ring    []Event
+	max     int    // capacity: the ring grows by append up to this, then wraps
+	start   int    // index in ring of the oldest kept event
+	n       int    // number of kept events
+	nextSeq uint64 // the Seq the next event gets
+}
+
+// New returns an empty trace that stamps events with clock's time and keeps
+// at most capacity of them (DefaultCapacity if capacity <= 0).
+func New(clock interface{ Now() sim.Tick }, capacity int) *Trace {
+	if capacity <= 0 {
+		capacity = DefaultCapacity
+	}
+	return &Trace{clock: clock, max: capacity, ring: make([]Event, 0, min(capacity, 4096)), nextSeq: 1}
+}
+
+// Record stamps e with the current time and the next sequence number, keeps
+// it, and returns the sequence number (for use as a cause).
+func (t *Trace) Record(e Event) uint64 {
+	e.T = t.clock.Now()
+	e.Seq = t.nextSeq
+	t.nextSeq++
+	if len(t.ring) < t.max {
+		t.ring = append(t.ring, e) // still growing: start stays 0
+		t.n++
+		return e.Seq
+	}
+	t.ring[t.start] = e // full: overwrite the oldest
+	t.start = (t.start + 1) % len(t.ring)
+	return e.Seq
+}
+
+// SetRev records the store revision that event seq's step wrote.
+func (t *Trace) SetRev(seq uint64, rev int64) {
+	if e := t.ptr(seq); e != nil {
+		e.Rev = rev
+	}
+}
+
+// NextSeq is the sequence number the next event will get.
+func (t *Trace) NextSeq() uint64 { return t.nextSeq }
+
+// FirstSeq is the sequence number of the oldest event still kept (NextSeq if
+// the trace is empty).
+func (t *Trace) FirstSeq() uint64 { return t.nextSeq - uint64(t.n) }
+
+// Len is the number of events kept.
+func (t *Trace) Len() int { return t.n }
+
+// Dropped is the number of events that left the ring.
+func (t *Trace) Dropped() uint64 { return t.FirstSeq() - 1 }
+
+// Get returns the event with sequence number seq, if it is still kept.
+func (t *Trace) Get(seq uint64) (Event, bool) {
+	if e := t.ptr(seq); e != nil {
+		return *e, true
+	}
+	return Event{}, false
+}
+
+func (t *Trace) ptr(seq uint64) *Event {
+	first := t.FirstSeq()
+	if seq < first || seq >= t.nextSeq {
+		return nil
+	}
+	return &t.ring[(t.start+int(seq-first))%len(t.ring)]
+}
+
+// Since returns the kept events with Seq >= seq, oldest first.
+func (t *Trace) Since(seq uint64) []Event {
+	first := t.FirstSeq()
+	if seq < first {
+		seq = first
+	}
+	out := make([]Event, 0, int(t.nextSeq-seq))
+	for s := seq; s < t.nextSeq; s++ {
+		out = append(out, *t.ptr(s))
+	}
+	return out
+}
+
+// All returns every kept event, oldest first.
+func (t *Trace) All() []Event { return t.Since(0) }
+
+// Chain follows causes back from seq to the learner's command that started
+// it, returning the events newest first. It stops early where an event has
+// left the ring.
+func (t *Trace) Chain(seq uint64) []Event {
+	var out []Event
+	for seq != 0 {
+		e, ok := t.Get(seq)
+		if !ok {
+			break
+		}
+		out = append(out, e)
+		if e.Cause >= e.Seq {
+			panic("trace: event " + strconv.FormatUint(e.Seq, 10) + " caused by a later event")
+		}
+		seq = e.Cause
+	}
+	return out
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
