@@ -86,8 +86,13 @@ func (e *Engine) env() component.Env {
 // buildReactors creates the control plane's components in the order they
 // work within one instant.
 func (e *Engine) buildReactors() []component.Reactor {
+	// Each wire_*.go file builds one family of components. Order: the
+	// controllers turn desired state into pods, the scheduler places them,
+	// the kubelets run them.
 	var rs []component.Reactor
-	// Components register here.
+	rs = append(rs, e.controllerReactors()...)
+	rs = append(rs, e.schedulerReactors()...)
+	rs = append(rs, e.nodeReactors()...)
 	return rs
 }
 
@@ -200,4 +205,13 @@ func (e *Engine) AdvanceUntil(cond func() bool, timeout sim.Tick) bool {
 		e.Loop.SetNow(limit)
 	}
 	return cond()
+}
+
+// Command records a learner's command in the trace (component "kubectl",
+// column Declare) and returns the actor for the requests it makes, so that
+// everything that follows can be traced back to it.
+func (e *Engine) Command(line string) apiserver.Actor {
+	seq := e.Trace.Record(trace.Event{Component: "kubectl", Lane: trace.ControlPlane, Column: trace.Declare,
+		Message: line, Why: "Everything in Kubernetes starts from a request to the API server; this is yours."})
+	return apiserver.Actor{Component: "kubectl", Cause: seq}
 }
