@@ -1,0 +1,135 @@
+package store
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+func pod(ns, name, node string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+}
+
+func TestRevisionsAndResourceVersions(t *testing.T) {
+	s := New()
+	if s.Rev() != 1 {
+		t.Fatalf("new store at revision %d; want 1 (etcd starts at 1)", s.Rev())
+	}
+	rev, err := s.Create(pod("default", "a", ""), 0)
+	if err != nil || rev != 2 {
+		t.Fatalf("Create = %d, %v; want 2, nil", rev, err)
+	}
+	got, _ := s.Get(kinds.Pod, "default", "a")
+	if got.GetResourceVersion() != "2" {
+		t.Errorf("resourceVersion = %q; want \"2\"", got.GetResourceVersion())
+	}
+	if _, err := s.Create(pod("default", "a", ""), 0); !apierrors.IsAlreadyExists(err) {
+		t.Errorf("second Create err = %v; want AlreadyExists", err)
+	}
+	upd := got.DeepCopyObject().(*corev1.Pod)
+	upd.Spec.NodeName = "n1"
+	if rev, err := s.Update(upd, 0); err != nil || rev != 3 {
+		t.Fatalf("Update = %d, %v; want 3, nil", rev, err)
+	}
+	stale := got.DeepCopyObject().(*corev1.Pod) // still at resourceVersion 2
+	stale.Spec.NodeName = "n2"
+	_, err = s.Update(stale, 0)
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("stale Update err = %v; want Conflict", err)
+	}
+	want := `Operation cannot be fulfilled on pods "a": the object has been modified; please apply your changes to the latest version and try again`
+	if err.Error() != want {
+		t.Errorf("conflict message:\n got %s\nwant %s", err, want)
+	}
+	if _, err := s.Get(kinds.Pod, "default", "nope"); err == nil || err.Error() != `pods "nope" not found` {
+		t.Errorf("Get missing = %v; want pods \"nope\" not found", err)
+	}
+}
+
+func TestListIsOrderedAndScopedByNamespace(t *testing.T) {
+	s := New()
+	for _, p := range []*corev1.Pod{pod("b", "z", ""), pod("a", "y", ""), pod("b", "a", ""), pod("ab", "x", "")} {
+		if _, err := s.Create(p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(objs []Object) (out []string) {
+		for _, o := range objs {
+			out = append(out, o.GetNamespace()+"/"+o.GetName())
+		}
+		return out
+	}
+	if got, want := names(s.List(kinds.Pod, "")), []string{"a/y", "ab/x", "b/a", "b/z"}; !equal(got, want) {
+		t.Errorf("List all = %v; want %v", got, want)
+	}
+	if got, want := names(s.List(kinds.Pod, "a")), []string{"a/y"}; !equal(got, want) {
+		t.Errorf("List a = %v; want %v (namespace a must not match ab)", got, want)
+	}
+}
+
+func TestWatchHistoryAndCompaction(t *testing.T) {
+	s := New()
+	s.Create(pod("default", "a", ""), 11)
+	s.Create(pod("default", "b", ""), 12)
+	s.Delete(kinds.Pod, "default", "a", "", 13)
+	evs, err := s.Since(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Type != Added || evs[1].Type != Deleted || evs[1].Cause != 13 {
+		t.Fatalf("Since(2) = %+v", evs)
+	}
+	s.Compact(3)
+	if _, err := s.Since(2); err == nil {
+		t.Error("Since(2) after Compact(3) succeeded; want compacted")
+	}
+	if evs, _ := s.Since(3); len(evs) != 1 || evs[0].Rev != 4 {
+		t.Errorf("Since(3) = %v; want the delete at revision 4", evs)
+	}
+}
+
+func TestIndexFollowsUpdatesAndDeletes(t *testing.T) {
+	s := New()
+	s.AddIndex(kinds.Pod, "node", func(o Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
+	s.Create(pod("default", "a", "n1"), 0)
+	s.Create(pod("default", "b", "n1"), 0)
+	cur, _ := s.Get(kinds.Pod, "default", "b")
+	moved := cur.DeepCopyObject().(*corev1.Pod)
+	moved.Spec.NodeName = "n2"
+	s.Update(moved, 0)
+	s.Delete(kinds.Pod, "default", "a", "", 0)
+	if n := s.CountByIndex(kinds.Pod, "node", "n1"); n != 0 {
+		t.Errorf("pods on n1 = %d; want 0", n)
+	}
+	if got := s.ByIndex(kinds.Pod, "node", "n2"); len(got) != 1 || got[0].GetName() != "b" {
+		t.Errorf("pods on n2 = %v; want [b]", got)
+	}
+}
+
+func TestUpdateWithStoredObjectPanics(t *testing.T) {
+	s := New()
+	s.Create(pod("default", "a", ""), 0)
+	cur, _ := s.Get(kinds.Pod, "default", "a")
+	defer func() {
+		if recover() == nil {
+			t.Error("updating with the shared stored object did not panic")
+		}
+	}()
+	s.Update(cur, 0)
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
