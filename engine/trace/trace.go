@@ -161,6 +161,23 @@ func (t *Trace) SetRev(seq uint64, rev int64) {
 	}
 }
 
+// Amend fills in what event seq could only learn from its own write, such
+// as the name the API server generated for a created object: a non-empty
+// object or message replaces the recorded one. Amending an event that has
+// left the ring does nothing.
+func (t *Trace) Amend(seq uint64, object, message string) {
+	e := t.ptr(seq)
+	if e == nil {
+		return
+	}
+	if object != "" {
+		e.Object = object
+	}
+	if message != "" {
+		e.Message = message
+	}
+}
+
 // NextSeq is the sequence number the next event will get.
 func (t *Trace) NextSeq() uint64 { return t.nextSeq }
 
