@@ -1,0 +1,235 @@
+package repl
+
+// why answers "why is this object the way it is?" by following the trace's
+// causes back from the object's latest step to the command the learner
+// typed, and telling that chain as a story, oldest first, with the reason
+// Kubernetes takes each step.
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+func init() {
+	register(&Command{
+		Name:  "why",
+		Usage: "why KIND/NAME [-n NAMESPACE]",
+		Short: "follow the causes of an object's latest step back to your command",
+		Long: `why takes an object, finds the latest step in the trace that touched it, and
+follows that step's causes back, one by one, to the command you typed. It
+prints the chain oldest first, as a story, with the reason Kubernetes takes
+each step. For a pod it adds where the scheduler put it and why, or why it
+is still Pending.
+
+The trace is bounded: in a long session the first steps of a chain may have
+left it, and why says so.`,
+		Example: "why pod/api-7d9f8c6b5-x2k4q\nwhy deploy/api",
+		Group:   GroupPlayground,
+		Flags:   []Flag{FlagNamespace},
+		Run:     runWhy,
+	})
+}
+
+func runWhy(s *Session, args []string, _ string) error {
+	f, err := s.Parse(args)
+	if err != nil {
+		return err
+	}
+	var ref string
+	switch len(f.Args) {
+	case 1:
+		ref = f.Args[0]
+	case 2: // "why pod x", as kubectl's "get pod x"
+		ref = f.Args[0] + "/" + f.Args[1]
+	default:
+		return usagef("why needs one object, as KIND/NAME (for example why pod/api-7d9f8c6b5-x2k4q)")
+	}
+	objRef, k, name, err := parseObjectRef(ref)
+	if err != nil {
+		return err
+	}
+	ns := ""
+	if k.Namespaced {
+		ns = namespaceFlag(s, f)
+	}
+	obj, exists := s.Eng.Store.Lookup(k, ns, name)
+	seq := latestStepAbout(s, k, ns, name, objRef)
+	if seq == 0 && !exists {
+		return kubectlError(notFound(k, name))
+	}
+
+	var b strings.Builder
+	b.WriteString(whyHeadline(s, k, ns, name, obj, exists))
+	if seq == 0 {
+		tr := s.Eng.Trace
+		fmt.Fprintf(&b, "No step about it is left in the trace, which keeps the last %d steps (%d have left it).\n",
+			tr.Len(), tr.Dropped())
+		fmt.Fprint(s.Out, b.String())
+		return nil
+	}
+	chain := s.Eng.Trace.Chain(seq)
+	// Chain is newest first; a story is told oldest first.
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	oldest := chain[0]
+	b.WriteString("\n")
+	switch {
+	case oldest.Cause != 0:
+		fmt.Fprintf(&b, "How it got here (oldest first). The chain starts before %s, whose cause (%s) has left the trace,\n"+
+			"which keeps the last %d steps:\n\n", seqRef(oldest.Seq), seqRef(oldest.Cause), s.Eng.Trace.Len())
+	case oldest.Component == "kubectl":
+		b.WriteString("How it got here, from your command (oldest first):\n\n")
+	default:
+		b.WriteString("How it got here (oldest first):\n\n")
+	}
+	width := len(fmt.Sprint(len(chain))) + 2 // "12. "
+	for i, e := range chain {
+		writeStep(s, &b, i+1, width, e)
+	}
+	if p, ok := obj.(*corev1.Pod); ok && exists {
+		b.WriteString(podPlacement(s, p))
+	}
+	fmt.Fprint(s.Out, b.String())
+	return nil
+}
+
+// latestStepAbout finds the newest trace step about an object: a step that
+// names it, or the step that caused the newest write to it still in the
+// store's history. It returns 0 if none is left.
+func latestStepAbout(s *Session, k *kinds.Kind, ns, name, objRef string) uint64 {
+	tr := s.Eng.Trace
+	var best uint64
+	for seq := tr.NextSeq() - 1; seq >= tr.FirstSeq() && seq > 0; seq-- {
+		e, _ := tr.Get(seq)
+		if e.Object == objRef && (ns == "" || e.Namespace == "" || e.Namespace == ns) {
+			best = seq
+			break
+		}
+	}
+	st := s.Eng.Store
+	if hist, err := st.Since(st.CompactRev()); err == nil {
+		key := k.Key(ns, name)
+		for i := len(hist) - 1; i >= 0; i-- {
+			if hist[i].Key == key {
+				if c := hist[i].Cause; c > best {
+					if _, ok := tr.Get(c); ok {
+						best = c
+					}
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// whyHeadline says what the object is now, in one sentence.
+func whyHeadline(s *Session, k *kinds.Kind, ns, name string, obj kinds.Object, exists bool) string {
+	who := k.Singular + "/" + name
+	if ns != "" {
+		who += " (namespace " + ns + ")"
+	}
+	who = s.pal.bold(who)
+	if !exists {
+		return who + " no longer exists; this is what happened to it.\n"
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return who + " is being deleted (it has a deletionTimestamp).\n"
+	}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		phase := string(o.Status.Phase)
+		if phase == "" {
+			phase = string(corev1.PodPending)
+		}
+		if o.Spec.NodeName == "" {
+			return fmt.Sprintf("%s is %s: no node has been chosen for it yet.\n", who, phase)
+		}
+		return fmt.Sprintf("%s is %s on node %s.\n", who, phase, o.Spec.NodeName)
+	case *corev1.Node:
+		if o.Spec.Unschedulable {
+			return who + " is cordoned: the scheduler places no new pods on it.\n"
+		}
+	}
+	return who + " exists.\n"
+}
+
+// writeStep tells one step: who did what, when, and why Kubernetes does it.
+func writeStep(s *Session, b *strings.Builder, n, width int, e trace.Event) {
+	var text string
+	switch {
+	case e.Component == "kubectl" && e.Cause == 0:
+		text = fmt.Sprintf("You ran `%s`", e.Message)
+	case e.Object != "":
+		text = fmt.Sprintf("%s, on %s: %s", e.Component, eventObject(e), e.Message)
+	default:
+		text = fmt.Sprintf("%s: %s", e.Component, e.Message)
+	}
+	text = strings.TrimSuffix(text, ".")
+	where := fmt.Sprintf("(%s, %s, %s)", e.T, seqRef(e.Seq), e.Column)
+	indent := strings.Repeat(" ", width)
+	lines := trWrap(text+" "+where, traceWidth-width)
+	for i, ln := range lines {
+		if i == 0 {
+			b.WriteString(trPadLeft(fmt.Sprintf("%d. ", n), width))
+		} else {
+			b.WriteString(indent)
+		}
+		// Colour the column word of the last line's "(..., Column)".
+		if i == len(lines)-1 {
+			if j := strings.LastIndex(ln, e.Column.String()+")"); j >= 0 {
+				ln = ln[:j] + trPaint(s, e.Column, e.Column.String()) + ln[j+len(e.Column.String()):]
+			}
+		}
+		b.WriteString(ln + "\n")
+	}
+	for _, ln := range trWrap(e.Why, traceWidth-width) {
+		b.WriteString(indent + trFaint(s, ln) + "\n")
+	}
+}
+
+// podPlacement explains where a pod is, or why it is not anywhere yet.
+func podPlacement(s *Session, p *corev1.Pod) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	if p.Spec.NodeName == "" {
+		b.WriteString("Why it is Pending: ")
+		if c := podCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
+			fmt.Fprintf(&b, "the scheduler could not place it (%s).\n", c.Reason)
+			for _, ln := range trWrap(c.Message, traceWidth-2) {
+				b.WriteString("  " + ln + "\n")
+			}
+		} else {
+			b.WriteString("the scheduler has not placed it yet.\n")
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Where it runs: the scheduler bound it to node %s.\n", p.Spec.NodeName)
+	if p.Status.Phase == corev1.PodPending {
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && w.Reason != "" {
+				fmt.Fprintf(&b, "Why it is Pending: container %s is waiting (%s)", cs.Name, w.Reason)
+				if w.Message != "" {
+					b.WriteString(": " + w.Message)
+				}
+				b.WriteString(".\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
