@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
+	"github.com/kubeloop/kubeloop/engine/workload"
 )
 
 // DefaultSeed is the seed used unless one is given: a constant, never the
@@ -43,6 +44,9 @@ type Engine struct {
 	Store *store.Store
 	API   *apiserver.Server
 	Trace *trace.Trace
+	// Images is the simulated container registry: the built-in catalogue
+	// plus whatever a lesson or learner adds.
+	Images *workload.Registry
 
 	root     *sim.Rand
 	reactors []component.Reactor
@@ -66,6 +70,7 @@ func New(cfg Config) *Engine {
 	// Component sources are derived in a fixed order; append new ones at the
 	// end so that existing traces keep their random choices.
 	e.API = apiserver.New(e.Store, e.Trace, e.Loop, e.root.Derive())
+	e.Images = workload.DefaultRegistry()
 	e.reactors = e.buildReactors()
 	e.bootstrap()
 	for _, n := range cfg.Nodes {
@@ -80,7 +85,7 @@ func New(cfg Config) *Engine {
 
 // env hands a component what it needs, with its own random source.
 func (e *Engine) env() component.Env {
-	return component.Env{Loop: e.Loop, Store: e.Store, API: e.API, Trace: e.Trace, Rand: e.root.Derive()}
+	return component.Env{Loop: e.Loop, Store: e.Store, API: e.API, Trace: e.Trace, Rand: e.root.Derive(), Images: e.Images}
 }
 
 // buildReactors creates the control plane's components in the order they

@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
+	"github.com/kubeloop/kubeloop/engine/workload"
 )
 
 // Env is what a component is built with.
@@ -19,6 +20,8 @@ type Env struct {
 	API   *apiserver.Server // every write goes through the API server
 	Trace *trace.Trace      // where the component records what it did
 	Rand  *sim.Rand         // this component's own seeded source
+	// Images is the simulated container registry the kubelets pull from.
+	Images *workload.Registry
 }
 
 // Reactor is a component the engine drives. The engine delivers every
