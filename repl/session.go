@@ -13,6 +13,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine"
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/internal/printers"
 )
 
 // Config configures a session. The zero Config is usable: the built-in
@@ -21,8 +22,8 @@ import (
 type Config struct {
 	// Seed is the root seed (engine.DefaultSeed if 0).
 	Seed uint64
-	// Nodes is the size of the built-in cluster (engine.DefaultClusterSize
-	// if 0).
+	// Nodes is the size of the built-in cluster: engine.DefaultClusterSize
+	// if 0, no nodes at all if negative.
 	Nodes int
 	// Color turns on ANSI colour. Callers decide: off for NO_COLOR,
 	// --no-color and output that is not a terminal.
@@ -40,7 +41,10 @@ type Config struct {
 }
 
 func (c Config) nodes() int {
-	if c.Nodes <= 0 {
+	if c.Nodes < 0 {
+		return 0
+	}
+	if c.Nodes == 0 {
 		return engine.DefaultClusterSize
 	}
 	return c.Nodes
@@ -81,6 +85,10 @@ type Session struct {
 	interrupted atomic.Bool
 	quit        bool
 
+	// jsonCache keeps the JSON shape of store objects between expression
+	// evaluations (objects in the store are immutable).
+	jsonCache printers.JSONCache
+
 	// Panics counts internal errors recovered; a test harness fails on any.
 	Panics int
 }
@@ -98,6 +106,7 @@ func (s *Session) Reset(seed uint64, nodes []engine.NodeConfig) {
 	s.nodes = nodes
 	s.Eng = engine.New(engine.Config{Seed: seed, Nodes: nodes})
 	s.actor = nil
+	s.jsonCache = printers.JSONCache{}
 }
 
 // Now is the cluster's virtual time.
