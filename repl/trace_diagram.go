@@ -124,10 +124,10 @@ func renderDiagram(s *Session, evs []trace.Event) string {
 
 	var b strings.Builder
 	first, last := evs[0], evs[len(evs)-1]
-	title := fmt.Sprintf("What happened from %s to %s (steps %s to %s):", first.T, last.T, seqRef(first.Seq), seqRef(last.Seq))
+	span := fmt.Sprintf("%s to %s, steps %s to %s", first.T, last.T, seqRef(first.Seq), seqRef(last.Seq))
+	title := "What happened (" + span + "):"
 	if first.Component == "kubectl" && first.Cause == 0 {
-		title = fmt.Sprintf("What followed `%s` at %s, up to %s (steps %s to %s):",
-			first.Message, first.T, last.T, seqRef(first.Seq), seqRef(last.Seq))
+		title = fmt.Sprintf("What followed `%s` (%s):", first.Message, span)
 	}
 	for _, ln := range trWrap(title, traceWidth) {
 		b.WriteString(ln + "\n")
@@ -135,22 +135,25 @@ func renderDiagram(s *Session, evs []trace.Event) string {
 	b.WriteString("\n")
 
 	// Column headings, centred over their cells.
-	b.WriteString(" ")
-	for _, c := range trace.Columns {
+	var head strings.Builder
+	head.WriteString(" ")
+	for i, c := range trace.Columns {
 		name := c.String()
 		left := (diagramCell - len(name)) / 2
-		b.WriteString(trPaint(s, c, strings.Repeat(" ", left)+name+strings.Repeat(" ", diagramCell-left-len(name))))
-		b.WriteString(" ")
+		head.WriteString(strings.Repeat(" ", left) + trPaint(s, c, name))
+		if i < len(trace.Columns)-1 {
+			head.WriteString(strings.Repeat(" ", diagramCell-left-len(name)+1))
+		}
 	}
-	b.WriteString("\n")
+	b.WriteString(head.String() + "\n")
 
 	lanes := []struct {
 		lane  trace.Lane
 		label string
 		open  [3]string // left, join, right
 	}{
-		{trace.ControlPlane, "control plane (decides)", [3]string{"┌", "┬", "┐"}},
-		{trace.NodeLane, "nodes (do)", [3]string{"├", "┼", "┤"}},
+		{trace.ControlPlane, "control plane", [3]string{"┌", "┬", "┐"}},
+		{trace.NodeLane, "nodes", [3]string{"├", "┼", "┤"}},
 	}
 	for _, ln := range lanes {
 		b.WriteString(trBorder(ln.open, " "+ln.label+" "))

@@ -1,0 +1,74 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine"
+)
+
+// bigSession is a session on 1,000 nodes with 10,000 pods (ten per node),
+// built once for the benchmarks: the size issue 3 sets its figures at.
+var bigSession = sync.OnceValue(func() *Session {
+	s := NewSession(io.Discard, io.Discard, Config{Nodes: 1000})
+	for i := 0; i < 10_000; i++ {
+		p := &corev1.Pod{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%05d", i), Namespace: "default",
+				Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{
+				NodeName:   fmt.Sprintf("n%d", i%1000+1),
+				Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}},
+			},
+		}
+		if _, err := s.Eng.API.Create(engine.System, p); err != nil {
+			panic(err)
+		}
+	}
+	s.Eng.Settle()
+	return s
+})
+
+func benchCommand(b *testing.B, line string) {
+	s := bigSession()
+	var n countingWriter
+	s.Out, s.Err = &n, &n
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Exec(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	s.Out, s.Err = io.Discard, io.Discard
+	b.ReportMetric(float64(n)/float64(b.N), "bytes/op")
+}
+
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+// BenchmarkGetPod is `get pod X` at 10,000 pods on 1,000 nodes (target:
+// 5 ms).
+func BenchmarkGetPod(b *testing.B) { benchCommand(b, "get pod web-05000") }
+
+// BenchmarkGetPodsAllNamespaces is `get pods -A` at 10,000 pods on 1,000
+// nodes (target: 100 ms).
+func BenchmarkGetPodsAllNamespaces(b *testing.B) { benchCommand(b, "get pods -A") }
+
+// BenchmarkGetPodJSON is `get pod X -o json`.
+func BenchmarkGetPodJSON(b *testing.B) { benchCommand(b, "get pod web-05000 -o json") }
+
+// BenchmarkTraceLast is `trace --last 20` over the trace of that cluster.
+func BenchmarkTraceLast(b *testing.B) { benchCommand(b, "trace --last 20") }
+
+// BenchmarkWhyPod is `why pod/X` at that size.
+func BenchmarkWhyPod(b *testing.B) { benchCommand(b, "why pod/web-05000") }
