@@ -25,7 +25,7 @@ tolerate it), PreferNoSchedule (it avoids the node if it can) or NoExecute
 (pods already there that do not tolerate it are evicted too).`,
 		Example: "taint nodes n1 dedicated=db:NoSchedule\ntaint nodes n1 dedicated:NoSchedule-",
 		Flags: []Flag{{Name: "overwrite", Usage: "replace a taint with the same key and effect"},
-			FlagSelector, {Name: "all", Usage: "every node"}, flagDryRun},
+			FlagSelector, {Name: "all", Usage: "every node"}, FlagNamespace, flagDryRun},
 		Run: runTaint,
 	})
 	for _, c := range []struct {
@@ -46,7 +46,7 @@ false): the scheduler may place new pods on it.`, "uncordon n1", false},
 			Short:   c.short,
 			Long:    c.long,
 			Example: c.example,
-			Flags:   []Flag{FlagSelector, flagDryRun},
+			Flags:   []Flag{FlagSelector, FlagNamespace, flagDryRun},
 			Run:     func(s *Session, args []string, _ string) error { return runCordon(s, args, cordon) },
 		})
 	}
