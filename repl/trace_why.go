@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/trace"
+	"github.com/kubeloop/kubeloop/internal/printers"
 )
 
 func init() {
@@ -144,10 +145,7 @@ func whyHeadline(s *Session, k *kinds.Kind, ns, name string, obj kinds.Object, e
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		phase := string(o.Status.Phase)
-		if phase == "" {
-			phase = string(corev1.PodPending)
-		}
+		phase := printers.PodStatus(o) // what get pods' STATUS column says
 		if o.Spec.NodeName == "" {
 			return fmt.Sprintf("%s is %s: no node has been chosen for it yet.\n", who, phase)
 		}
