@@ -132,7 +132,7 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 		return k
 	}
 	switch slot {
-	case "KIND", "TYPE", "RESOURCE", "KIND[,KIND]":
+	case "KIND", "TYPE", "RESOURCE":
 		return kinds.Names()
 	case "NAME":
 		if k := prevKind(); k != nil {
@@ -205,7 +205,11 @@ func usageSlots(c *Command) []string {
 			}
 			continue
 		}
-		t := strings.Trim(f, "[]")
+		t := f
+		if i := strings.Index(t, "[,"); i > 0 {
+			t = t[:i] // KIND[,KIND...]: one KIND, commas allowed
+		}
+		t = strings.Trim(t, "[]")
 		if t == "" || t == "|" {
 			continue
 		}

@@ -94,6 +94,7 @@ func (s *Session) exprOptions() []expr.Option {
 	return []expr.Option{
 		expr.Env(env),
 		expr.Timezone("UTC"),
+		expr.Patch(nilSafe{}),
 		expr.Function("ready", func(p ...any) (any, error) {
 			conds, _ := path(p[0], "status", "conditions").([]any)
 			for _, c := range conds {
@@ -145,6 +146,22 @@ func (s *Session) exprOptions() []expr.Option {
 			return n, nil
 		}, new(func(any) string)),
 	}
+}
+
+// nilSafe makes every member access optional, as if written a?.b: in JSON
+// a missing field reads as null, and so does a field of something missing.
+// Without it `find(deployments, .metadata.name == "api").status.replicas`
+// would be an error until the deployment exists, and `until` would stop at
+// its first check instead of waiting for it.
+type nilSafe struct{}
+
+func (nilSafe) Visit(n *ast.Node) {
+	m, ok := (*n).(*ast.MemberNode)
+	if !ok || m.Method {
+		return
+	}
+	m.Optional = true
+	*n = &ast.ChainNode{Node: m}
 }
 
 // compileExpr compiles src for assert, eval and until.

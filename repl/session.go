@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -223,7 +224,7 @@ func acceptsInput(c *Command, args []string) bool {
 }
 
 // panicSite finds the first frame of the panic outside the runtime, as
-// "file.go:123", for the bug report.
+// "repl/file.go:123", for the bug report.
 func panicSite() string {
 	pcs := make([]uintptr, 32)
 	n := runtime.Callers(3, pcs)
@@ -231,13 +232,10 @@ func panicSite() string {
 	for {
 		f, more := frames.Next()
 		if !strings.HasPrefix(f.Function, "runtime.") && f.File != "" {
-			file := f.File
-			if i := strings.LastIndex(file, "/kubeloop/"); i >= 0 {
-				file = file[i+len("/kubeloop/"):]
-			} else if i := strings.LastIndexByte(file, '/'); i >= 0 {
-				file = file[i+1:]
-			}
-			return fmt.Sprintf("%s:%d", file, f.Line)
+			// The package directory and file, "repl/get.go": enough to
+			// find it, and the same on every machine.
+			dir, file := filepath.Split(f.File)
+			return fmt.Sprintf("%s:%d", filepath.ToSlash(filepath.Join(filepath.Base(dir), file)), f.Line)
 		}
 		if !more {
 			return ""
