@@ -35,6 +35,19 @@ func withoutStatus(old, upd kinds.Object) kinds.Object {
 	return upd
 }
 
+// generationMoves reports whether an update moves metadata.generation: a
+// spec change, and for a Deployment also an annotation change (its
+// strategy bumps it because annotations are copied to its ReplicaSets).
+func generationMoves(old, upd kinds.Object) bool {
+	if specChanged(old, upd) {
+		return true
+	}
+	if kinds.Of(old) == kinds.Deployment {
+		return !equality.Semantic.DeepEqual(old.GetAnnotations(), upd.GetAnnotations())
+	}
+	return false
+}
+
 // specChanged reports whether the object's spec differs: what moves
 // metadata.generation.
 func specChanged(old, upd kinds.Object) bool {

@@ -1,18 +1,16 @@
-// Package apiserver is kubeloop's kube-apiserver: the only component that
-// writes to the store. Every request passes the same pipeline as in
-// Kubernetes: decode, default, validate, admit, then persist to etcd (the
-// store), which is the commit point. Controllers, the scheduler and kubelets
-// are clients like the learner is; they differ only in the Actor they pass.
 package apiserver
 
 import (
 	"fmt"
 	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
@@ -23,10 +21,22 @@ import (
 // Actor says who makes a request and why: the component's name as the trace
 // shows it, and the trace event that led to the request. The store event the
 // write produces carries Cause, so whoever reacts can cite it.
+//
+// Requests from the learner's client (Component == Kubectl, the actor
+// engine.Command returns) are traced by the API server itself: one
+// "apiserver" event per object (`deployment.apps/api created`) and one
+// "etcd" event for the commit, whose seq the store write carries. Writes by
+// controllers, the scheduler and kubelets are not: their own trace event,
+// recorded before the request, is the record.
 type Actor struct {
 	Component string
 	Cause     uint64
 }
+
+// Kubectl is the component name of the learner's client.
+const Kubectl = "kubectl"
+
+func (a Actor) learner() bool { return a.Component == Kubectl }
 
 // Server is the API server.
 type Server struct {
@@ -73,10 +83,49 @@ func (s *Server) generateName(base string) string {
 }
 
 // Create stores a new object on behalf of a. It applies Kubernetes'
-// defaults, validates, runs admission, fills in the server-set metadata
-// (uid, creationTimestamp, generation, a generated name) and persists. The
+// defaults, runs admission, fills in the server-set metadata (uid,
+// creationTimestamp, generation, a generated name), validates, allocates
+// what the server allocates (a Service's cluster IP) and persists. The
 // object passed in becomes the store's; the stored object is returned.
 func (s *Server) Create(a Actor, obj kinds.Object) (kinds.Object, error) {
+	if err := s.prepareCreate(s.store, obj); err != nil {
+		return nil, err
+	}
+	k := kinds.Of(obj)
+	generate := obj.GetName() == "" && obj.GetGenerateName() != ""
+	for attempt := 1; ; attempt++ {
+		if generate {
+			obj.SetName(s.generateName(obj.GetGenerateName()))
+		}
+		if err := s.validateCreate(s.store, obj); err != nil {
+			return nil, err
+		}
+		if _, taken := s.store.Lookup(k, obj.GetNamespace(), obj.GetName()); taken {
+			if generate && attempt < maxGenerateAttempts {
+				continue
+			}
+			if generate {
+				return nil, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName()+
+					", the server was not able to generate a unique name for the object")
+			}
+			return nil, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
+		}
+		s.commitCreate(a, obj, "created")
+		return obj, nil
+	}
+}
+
+// view is what request preparation reads: the store, or the store with
+// the earlier documents of an apply laid over it.
+type view interface {
+	Lookup(k *kinds.Kind, namespace, name string) (kinds.Object, bool)
+	List(k *kinds.Kind, namespace string) []kinds.Object
+}
+
+// prepareCreate is everything before a create's validation: scope, the
+// NamespaceLifecycle check, server-owned metadata, status reset,
+// defaulting and mutating admission.
+func (s *Server) prepareCreate(v view, obj kinds.Object) error {
 	k := kinds.Of(obj)
 	if k.Namespaced && obj.GetNamespace() == "" {
 		obj.SetNamespace(metav1.NamespaceDefault)
@@ -84,38 +133,9 @@ func (s *Server) Create(a Actor, obj kinds.Object) (kinds.Object, error) {
 	if !k.Namespaced {
 		obj.SetNamespace("")
 	}
-	if err := s.checkNamespace(k, obj.GetNamespace()); err != nil {
-		return nil, err
+	if err := admitNamespace(v, k, obj); err != nil {
+		return err
 	}
-	s.prepareCreate(obj)
-	Default(obj)
-	Admit(obj)
-	generate := obj.GetName() == "" && obj.GetGenerateName() != ""
-	for attempt := 1; ; attempt++ {
-		if generate {
-			obj.SetName(s.generateName(obj.GetGenerateName()))
-		}
-		if errs := Validate(obj); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(k.GroupVersionKind().GroupKind(), obj.GetName(), errs)
-		}
-		rev, err := s.store.Create(obj, a.Cause)
-		if apierrors.IsAlreadyExists(err) && generate {
-			if attempt < maxGenerateAttempts {
-				continue
-			}
-			return nil, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName()+
-				", the server was not able to generate a unique name for the object")
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.noteRev(a, rev)
-		return obj, nil
-	}
-}
-
-// prepareCreate sets what the server owns on create.
-func (s *Server) prepareCreate(obj kinds.Object) {
 	obj.SetUID(s.newUID())
 	obj.SetCreationTimestamp(s.now())
 	obj.SetResourceVersion("")
@@ -123,20 +143,103 @@ func (s *Server) prepareCreate(obj kinds.Object) {
 	obj.SetDeletionGracePeriodSeconds(nil)
 	obj.SetGeneration(1)
 	obj.SetManagedFields(nil)
+	Default(obj)
+	resetStatusOnCreate(obj)
+	return Admit(obj, true)
 }
 
-func (s *Server) checkNamespace(k *kinds.Kind, ns string) error {
-	if !k.Namespaced {
-		return nil
+// validateCreate validates a prepared object and allocates what the
+// server allocates for it.
+func (s *Server) validateCreate(v view, obj kinds.Object) error {
+	k := kinds.Of(obj)
+	if errs := Validate(obj); len(errs) > 0 {
+		return apierrors.NewInvalid(k.GroupVersionKind().GroupKind(), obj.GetName(), errs)
 	}
-	if _, ok := s.store.Lookup(kinds.Namespace, "", ns); !ok {
-		return apierrors.NewNotFound(kinds.Namespace.GroupResource(), ns)
+	if svc, ok := obj.(*corev1.Service); ok {
+		if errs := allocateService(v, svc); len(errs) > 0 {
+			return apierrors.NewInvalid(k.GroupVersionKind().GroupKind(), obj.GetName(), errs)
+		}
 	}
 	return nil
 }
 
+// commitCreate writes a validated object. Nothing can fail here: every
+// check was made against the same state.
+func (s *Server) commitCreate(a Actor, obj kinds.Object, verb string) int64 {
+	k := kinds.Of(obj)
+	cause := s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	rev, err := s.store.Create(obj, cause)
+	if err != nil {
+		panic("apiserver: create after validation failed: " + err.Error())
+	}
+	s.noteRev(a, rev)
+	return rev
+}
+
+// resetStatusOnCreate is what each kind's PrepareForCreate does to status:
+// a client cannot create an object with a status, except the kubelet's
+// Node, a Namespace's phase and Events. A pod starts Pending with its QoS
+// class.
+func resetStatusOnCreate(obj kinds.Object) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: QOSClass(&o.Spec)}
+	case *appsv1.Deployment:
+		o.Status = appsv1.DeploymentStatus{}
+	case *appsv1.ReplicaSet:
+		o.Status = appsv1.ReplicaSetStatus{}
+	case *corev1.Service:
+		o.Status = corev1.ServiceStatus{}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		o.Status = autoscalingv2.HorizontalPodAutoscalerStatus{}
+	}
+}
+
+// declare records a learner's request in the trace, in the Declare column:
+// the API server's step and etcd's commit, and returns the cause the store
+// write must carry. For other actors it returns a.Cause and records
+// nothing (their own event is the record). writeVerb is "stored" or
+// "deleted".
+func (s *Server) declare(a Actor, k *kinds.Kind, ns, name, message, writeVerb string) uint64 {
+	if !a.learner() {
+		return a.Cause
+	}
+	api := s.traceAPIServer(a, k, ns, name, message)
+	rev := s.store.Rev() + 1 // the store is single-threaded: the next write gets this revision
+	return s.trace.Record(trace.Event{Component: "etcd", Lane: trace.ControlPlane, Column: trace.Declare,
+		Namespace: ns, Object: k.Singular + "/" + name,
+		Message: fmt.Sprintf("%s %s at revision %d", writeVerb, k.Key(ns, name), rev),
+		Cause:   api, Rev: rev,
+		Why: "etcd is the commit point: once it holds the object, it is desired state that every controller works toward."})
+}
+
+// traceAPIServer records the API server's step of a learner's request.
+func (s *Server) traceAPIServer(a Actor, k *kinds.Kind, ns, name, message string) uint64 {
+	return s.trace.Record(trace.Event{Component: "apiserver", Lane: trace.ControlPlane, Column: trace.Declare,
+		Namespace: ns, Object: k.Singular + "/" + name, Message: message, Cause: a.Cause,
+		Why: "The API server validates, defaults and admits every request before anything is stored."})
+}
+
+// KubectlRef names an object as kubectl's output does: "pod/web-1",
+// "deployment.apps/api".
+func KubectlRef(k *kinds.Kind, name string) string {
+	if k.Group == "" {
+		return k.Singular + "/" + name
+	}
+	return k.Singular + "." + k.Group + "/" + name
+}
+
+// kubectlQuoted names an object as kubectl delete does: `deployment.apps "api"`.
+func kubectlQuoted(k *kinds.Kind, name string) string {
+	if k.Group == "" {
+		return fmt.Sprintf("%s %q", k.Singular, name)
+	}
+	return fmt.Sprintf("%s.%s %q", k.Singular, k.Group, name)
+}
+
 func (s *Server) noteRev(a Actor, rev int64) {
-	if a.Cause != 0 {
+	// A learner's writes are stamped on their etcd events instead.
+	if a.Cause != 0 && !a.learner() {
 		s.trace.SetRev(a.Cause, rev)
 	}
 }
@@ -144,18 +247,19 @@ func (s *Server) noteRev(a Actor, rev int64) {
 // Update replaces an object's spec and metadata on behalf of a, as a PUT
 // does: status changes in obj are ignored for kinds with a status
 // subresource (use UpdateStatus), metadata.generation moves when the spec
-// changes, and a stale resourceVersion fails with Conflict.
+// changes, and a stale resourceVersion fails with Conflict (an empty one is
+// an unconditional update).
 func (s *Server) Update(a Actor, obj kinds.Object) (kinds.Object, error) {
-	return s.update(a, obj, false)
+	return s.update(a, obj, false, "replaced")
 }
 
 // UpdateStatus writes only an object's status, as the /status subresource
 // does; spec and metadata changes in obj are ignored.
 func (s *Server) UpdateStatus(a Actor, obj kinds.Object) (kinds.Object, error) {
-	return s.update(a, obj, true)
+	return s.update(a, obj, true, "status updated")
 }
 
-func (s *Server) update(a Actor, obj kinds.Object, status bool) (kinds.Object, error) {
+func (s *Server) update(a Actor, obj kinds.Object, status bool, verb string) (kinds.Object, error) {
 	k := kinds.Of(obj)
 	if !k.Namespaced {
 		obj.SetNamespace("")
@@ -166,11 +270,37 @@ func (s *Server) update(a Actor, obj kinds.Object, status bool) (kinds.Object, e
 	if err != nil {
 		return nil, err
 	}
+	obj, err = s.prepareUpdate(s.store, old, obj, status)
+	if err != nil {
+		return nil, err
+	}
+	if Equal(old, obj) {
+		return old, nil // a no-op write does not move the revision, as in kube-apiserver
+	}
+	s.commitUpdate(a, obj, verb)
+	return obj, nil
+}
+
+// prepareUpdate is everything an update does before the write: keeping
+// what the client may not change, defaulting, admission, generation and
+// validation. It returns the object to store.
+func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kinds.Object, error) {
+	k := kinds.Of(obj)
+	if rv := obj.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
+		return nil, apierrors.NewConflict(k.GroupResource(), obj.GetName(),
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
 	if status {
 		obj = withStatusOnly(old, obj)
 	} else {
 		obj = withoutStatus(old, obj)
 		Default(obj)
+		if svc, ok := obj.(*corev1.Service); ok {
+			keepServiceAllocations(svc, old.(*corev1.Service))
+		}
+		if err := Admit(obj, false); err != nil {
+			return nil, err
+		}
 	}
 	// Server-owned metadata cannot be changed by clients.
 	obj.SetUID(old.GetUID())
@@ -178,27 +308,40 @@ func (s *Server) update(a Actor, obj kinds.Object, status bool) (kinds.Object, e
 	obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
 	obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
 	obj.SetGeneration(old.GetGeneration())
-	if !status && specChanged(old, obj) {
+	obj.SetResourceVersion(old.GetResourceVersion())
+	if !status && generationMoves(old, obj) {
 		obj.SetGeneration(old.GetGeneration() + 1)
 	}
-	if errs := ValidateUpdate(obj, old); len(errs) > 0 {
+	var errs field.ErrorList
+	if status {
+		errs = ValidateStatusUpdate(obj, old)
+	} else {
+		errs = ValidateUpdate(obj, old)
+	}
+	if svc, ok := obj.(*corev1.Service); ok && len(errs) == 0 && !status {
+		errs = allocateService(v, svc) // a type change may need new node ports
+	}
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(k.GroupVersionKind().GroupKind(), obj.GetName(), errs)
 	}
-	if Equal(old, obj) {
-		return old, nil // a no-op write does not move the revision, as in kube-apiserver
-	}
-	rev, err := s.store.Update(obj, a.Cause)
+	return obj, nil
+}
+
+// commitUpdate writes a prepared update.
+func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string) {
+	k := kinds.Of(obj)
+	cause := s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	rev, err := s.store.Update(obj, cause)
 	if err != nil {
-		return nil, err
+		panic("apiserver: update after validation failed: " + err.Error())
 	}
 	s.noteRev(a, rev)
 	// An object that was waiting only for its last finalizer goes now.
 	if obj.GetDeletionTimestamp() != nil && len(obj.GetFinalizers()) == 0 && !isGracefulPod(obj) {
-		if _, _, err := s.store.Delete(k, obj.GetNamespace(), obj.GetName(), "", a.Cause); err != nil {
-			return nil, err
+		if _, _, err := s.store.Delete(k, obj.GetNamespace(), obj.GetName(), "", cause); err != nil {
+			panic("apiserver: finalized delete failed: " + err.Error())
 		}
 	}
-	return obj, nil
 }
 
 func isGracefulPod(obj kinds.Object) bool {
@@ -230,6 +373,9 @@ func (s *Server) Delete(a Actor, k *kinds.Kind, namespace, name string, opts Del
 	} else if namespace == "" {
 		namespace = metav1.NamespaceDefault
 	}
+	if err := admitDelete(k, name); err != nil {
+		return nil, err
+	}
 	cur, err := s.store.Get(k, namespace, name)
 	if err != nil {
 		return nil, err
@@ -259,8 +405,10 @@ func (s *Server) Delete(a Actor, k *kinds.Kind, namespace, name string, opts Del
 	case metav1.DeletePropagationOrphan:
 		finalizers = addString(finalizers, metav1.FinalizerOrphanDependents)
 	}
+	message := kubectlQuoted(k, name) + " deleted"
 	if grace == 0 && len(finalizers) == 0 {
-		_, rev, err := s.store.Delete(k, namespace, name, "", a.Cause)
+		cause := s.declare(a, k, namespace, name, message, "deleted")
+		_, rev, err := s.store.Delete(k, namespace, name, "", cause)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +430,7 @@ func (s *Server) Delete(a Actor, k *kinds.Kind, namespace, name string, opts Del
 	}
 	upd.SetDeletionGracePeriodSeconds(&grace)
 	upd.SetFinalizers(finalizers)
-	rev, err := s.store.Update(upd, a.Cause)
+	rev, err := s.store.Update(upd, s.declare(a, k, namespace, name, message, "stored"))
 	if err != nil {
 		return nil, err
 	}
