@@ -1,0 +1,528 @@
+package controller
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeloop/kubeloop/engine/component"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// ReplicaSetControllerName is the ReplicaSet controller's name in the trace
+// and the source of its Events.
+const ReplicaSetControllerName = "replicaset-controller"
+
+// Numbers of the ReplicaSet controller (pkg/controller/replicaset).
+const (
+	// ReplicaSetWorkers is --concurrent-replicaset-syncs.
+	ReplicaSetWorkers = 5
+	// BurstReplicas is the most pods one sync creates or deletes.
+	BurstReplicas = 500
+	// SlowStartInitialBatchSize is the first creation batch; each next
+	// batch doubles, and a batch with an error stops the rest.
+	SlowStartInitialBatchSize = 1
+)
+
+const (
+	whyCreateDeclare = "A ReplicaSet keeps a fixed number of identical pods; it creates the difference between desired and observed."
+	whyCreateReplace = "A ReplicaSet replaces pods that are gone or finished, so the observed count returns to the desired count."
+	whyDeletePods    = "A ReplicaSet deletes the pods above its desired count, the least established first: unscheduled, not ready, doubled up on a node, newest."
+	whyRSStatus      = "A ReplicaSet's status counts its pods, so its Deployment and kubectl can see how many exist, are ready and are available."
+	whyAdoptPod      = "A ReplicaSet adopts orphan pods that match its selector and counts them, rather than creating duplicates."
+	whyReleasePod    = "A ReplicaSet lets go of pods whose labels no longer match its selector; they become orphans and it makes replacements."
+	replicaSetSource = ReplicaSetControllerName
+)
+
+// ReplicaSetController keeps the number of pods of each ReplicaSet equal to
+// its spec.replicas (pkg/controller/replicaset).
+type ReplicaSetController struct {
+	worker
+	exp *expectations
+	// specCause is the trace seq of the step that last changed each
+	// ReplicaSet's spec; declaring is the generation whose pods are being
+	// created in the Declare column. See the package doc on columns.
+	specCause map[string]uint64
+	declaring map[string]int64
+	result    Result
+}
+
+var _ component.Reactor = (*ReplicaSetController)(nil)
+
+// NewReplicaSetController builds the ReplicaSet controller.
+func NewReplicaSetController(env component.Env) *ReplicaSetController {
+	EnsureIndexes(env.Store)
+	c := &ReplicaSetController{worker: newWorker(ReplicaSetControllerName, env, ReplicaSetWorkers),
+		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{}}
+	c.reconcile = c.Reconcile
+	return c
+}
+
+// Observe queues the ReplicaSet a change concerns: the ReplicaSet itself,
+// the controller of a pod that changed (counting it against the
+// expectations), or, for an orphan pod, every ReplicaSet that could adopt
+// it.
+func (c *ReplicaSetController) Observe(ev store.Event) {
+	switch ev.Kind {
+	case kinds.ReplicaSet:
+		key := Key(ev.Object)
+		if ev.Type == store.Deleted {
+			c.exp.Delete(key)
+			delete(c.specCause, key)
+			delete(c.declaring, key)
+		} else if ev.Old == nil || ev.Old.GetGeneration() != ev.Object.GetGeneration() {
+			c.specCause[key] = ev.Cause
+		}
+		c.queue.Add(key, ev.Cause)
+	case kinds.Pod:
+		p := ev.Object.(*corev1.Pod)
+		switch ev.Type {
+		case store.Added:
+			if p.DeletionTimestamp != nil {
+				c.deletePod(p, ev.Cause)
+				return
+			}
+			if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
+				if rs := c.resolve(p.Namespace, ref); rs != nil {
+					c.exp.CreationObserved(Key(rs))
+					c.queue.Add(Key(rs), ev.Cause)
+				}
+				return
+			}
+			c.enqueueAdopters(p, ev.Cause)
+		case store.Modified:
+			c.updatePod(ev.Old.(*corev1.Pod), p, ev.Cause)
+		case store.Deleted:
+			c.deletePod(p, ev.Cause)
+		}
+	}
+}
+
+func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
+	labelsChanged := !equality.Semantic.DeepEqual(old.Labels, cur.Labels)
+	if cur.DeletionTimestamp != nil {
+		// A graceful deletion: the ReplicaSet counts the pod as gone now.
+		c.deletePod(cur, cause)
+		if labelsChanged {
+			c.deletePod(old, cause)
+		}
+		return
+	}
+	curRef, oldRef := metav1.GetControllerOfNoCopy(cur), metav1.GetControllerOfNoCopy(old)
+	refChanged := !equality.Semantic.DeepEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if rs := c.resolve(old.Namespace, oldRef); rs != nil {
+			c.queue.Add(Key(rs), cause)
+		}
+	}
+	if curRef != nil {
+		rs := c.resolve(cur.Namespace, curRef)
+		if rs == nil {
+			return
+		}
+		c.queue.Add(Key(rs), cause)
+		if !IsPodReady(old) && IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
+			// Look again when the pod becomes available, plus a second
+			// against clock skew, as kube does.
+			c.queue.AddAfter(Key(rs), cause, sim.Seconds(int64(rs.Spec.MinReadySeconds))+sim.Second)
+		}
+		return
+	}
+	if labelsChanged || refChanged {
+		c.enqueueAdopters(cur, cause)
+	}
+}
+
+func (c *ReplicaSetController) deletePod(p *corev1.Pod, cause uint64) {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil {
+		return
+	}
+	rs := c.resolve(p.Namespace, ref)
+	if rs == nil {
+		return
+	}
+	c.exp.DeletionObserved(Key(rs), Key(p))
+	c.queue.Add(Key(rs), cause)
+}
+
+// resolve returns the ReplicaSet a controller reference points to, if it
+// still exists with that UID.
+func (c *ReplicaSetController) resolve(namespace string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
+	if ref.Kind != "ReplicaSet" {
+		return nil
+	}
+	o, ok := c.env.Store.Lookup(kinds.ReplicaSet, namespace, ref.Name)
+	if !ok || o.GetUID() != ref.UID {
+		return nil
+	}
+	return o.(*appsv1.ReplicaSet)
+}
+
+// enqueueAdopters queues the ReplicaSets whose selector matches an orphan
+// pod (getPodReplicaSets).
+func (c *ReplicaSetController) enqueueAdopters(p *corev1.Pod, cause uint64) {
+	if len(p.Labels) == 0 {
+		return
+	}
+	for _, o := range c.env.Store.List(kinds.ReplicaSet, p.Namespace) {
+		rs := o.(*appsv1.ReplicaSet)
+		if sel := selectorOf(rs.Spec.Selector); !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+			c.queue.Add(Key(rs), cause)
+		}
+	}
+}
+
+// Reconcile syncs one ReplicaSet (syncReplicaSet): claim its pods, create
+// or delete the difference to spec.replicas unless earlier creations or
+// deletions are still unobserved, and report status.
+func (c *ReplicaSetController) Reconcile(key string) (Result, error) {
+	c.result = Result{}
+	ns, name := SplitKey(key)
+	o, ok := c.env.Store.Lookup(kinds.ReplicaSet, ns, name)
+	if !ok {
+		c.exp.Delete(key)
+		return Result{}, nil
+	}
+	rs := o.(*appsv1.ReplicaSet)
+	needsSync := c.exp.Satisfied(key)
+	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		return Result{}, nil // kube logs and drops an invalid selector
+	}
+	pods, err := c.claimPods(rs, sel)
+	if err != nil {
+		return Result{}, err
+	}
+	var manageErr error
+	if needsSync && rs.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(pods, rs)
+	}
+	now := c.now()
+	st := calculateReplicaSetStatus(rs, pods, manageErr, now)
+	updated, err := c.updateStatus(rs, st)
+	if err != nil {
+		return Result{}, err
+	}
+	r := replicas(updated.Spec.Replicas)
+	if manageErr == nil && updated.Spec.MinReadySeconds > 0 && updated.Status.ReadyReplicas == r && updated.Status.AvailableReplicas != r {
+		c.result.RequeueAfter = sim.Seconds(int64(updated.Spec.MinReadySeconds))
+	}
+	return c.result, manageErr
+}
+
+// claimPods returns the active pods the ReplicaSet controls after adopting
+// matching orphans and releasing its pods that no longer match
+// (PodControllerRefManager.ClaimPods).
+func (c *ReplicaSetController) claimPods(rs *appsv1.ReplicaSet, sel labels.Selector) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	for _, o := range controlled(c.env.Store, kinds.Pod, rs) {
+		p := o.(*corev1.Pod)
+		if !IsPodActive(p) {
+			continue
+		}
+		if sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
+			continue
+		}
+		if rs.DeletionTimestamp != nil {
+			continue
+		}
+		if err := c.updatePodOwners(rs, p, false); err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	if rs.DeletionTimestamp != nil {
+		return out, nil
+	}
+	for _, o := range c.env.Store.ByIndex(kinds.Pod, IndexOrphan, rs.Namespace) {
+		p := o.(*corev1.Pod)
+		if !IsPodActive(p) || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		if err := c.updatePodOwners(rs, p, true); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		adopted, _ := c.env.Store.Lookup(kinds.Pod, p.Namespace, p.Name)
+		out = append(out, adopted.(*corev1.Pod))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// updatePodOwners adopts (adds the controller reference) or releases
+// (removes it) a pod.
+func (c *ReplicaSetController) updatePodOwners(rs *appsv1.ReplicaSet, p *corev1.Pod, adopt bool) error {
+	cp := p.DeepCopy()
+	var msg, why string
+	if adopt {
+		cp.OwnerReferences = append(cp.OwnerReferences, *metav1.NewControllerRef(rs, replicaSetGVK))
+		msg, why = fmt.Sprintf("replicaset/%s adopted pod %s, which matches its selector", rs.Name, p.Name), whyAdoptPod
+	} else {
+		var refs []metav1.OwnerReference
+		for _, r := range cp.OwnerReferences {
+			if r.UID != rs.UID {
+				refs = append(refs, r)
+			}
+		}
+		cp.OwnerReferences = refs
+		msg, why = fmt.Sprintf("replicaset/%s released pod %s, which no longer matches its selector", rs.Name, p.Name), whyReleasePod
+	}
+	seq := c.record(trace.Maintain, p.Namespace, "pod/"+p.Name, msg, why)
+	_, err := c.env.API.Update(c.actor(seq), cp)
+	return err
+}
+
+// column is the trace column of the pod creations and deletions this sync
+// makes: the column of the step that set the spec being carried out, or
+// Maintain once that spec has been carried out (see the package doc).
+func (c *ReplicaSetController) column(rs *appsv1.ReplicaSet) trace.Column {
+	key := Key(rs)
+	if rs.Status.ObservedGeneration < rs.Generation || c.declaring[key] == rs.Generation {
+		if c.columnOf(c.specCause[key], trace.Declare) == trace.Declare {
+			c.declaring[key] = rs.Generation
+			return trace.Declare
+		}
+	}
+	return trace.Maintain
+}
+
+func (c *ReplicaSetController) manageReplicas(pods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
+	key := Key(rs)
+	diff := len(pods) - int(replicas(rs.Spec.Replicas))
+	col := c.column(rs)
+	if diff == 0 {
+		delete(c.declaring, key)
+		return nil
+	}
+	if diff < 0 {
+		n := min(-diff, BurstReplicas)
+		c.exp.ExpectCreations(key, n)
+		created, err := slowStartBatch(n, SlowStartInitialBatchSize, func() error { return c.createPod(rs, col) })
+		for i := created; i < n; i++ {
+			// Never attempted or failed: the watch will not show them.
+			c.exp.CreationObserved(key)
+		}
+		if err == nil && n == -diff {
+			delete(c.declaring, key)
+		}
+		return err
+	}
+	n := min(diff, BurstReplicas)
+	victims := c.podsToDelete(pods, rs, n)
+	podKeys := make([]string, len(victims))
+	for i, p := range victims {
+		podKeys[i] = Key(p)
+	}
+	c.exp.ExpectDeletions(key, podKeys)
+	var firstErr error
+	for _, p := range victims {
+		if err := c.deletePodNow(rs, p, col); err != nil {
+			c.exp.DeletionObserved(key, Key(p))
+			if !apierrors.IsNotFound(err) && firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	if firstErr == nil && n == diff {
+		delete(c.declaring, key)
+	}
+	return firstErr
+}
+
+// slowStartBatch calls fn count times in batches of 1, 2, 4, ...; a batch
+// with a failure stops the rest. It returns the number of successes.
+// Kube runs each batch's calls concurrently; here they run in order.
+func slowStartBatch(count, initial int, fn func() error) (int, error) {
+	remaining, successes := count, 0
+	for batch := min(remaining, initial); batch > 0; batch = min(2*batch, remaining) {
+		var firstErr error
+		for i := 0; i < batch; i++ {
+			if err := fn(); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			successes++
+		}
+		if firstErr != nil {
+			return successes, firstErr
+		}
+		remaining -= batch
+	}
+	return successes, nil
+}
+
+// podFromTemplate builds a pod as the ReplicaSet controller does
+// (GetPodFromTemplate): the template's labels, annotations, finalizers and
+// spec, generateName "<rs>-", and the ReplicaSet as its controller.
+func podFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
+	t := &rs.Spec.Template
+	p := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:       rs.Namespace,
+			GenerateName:    rs.Name + "-",
+			Labels:          copyMap(t.Labels),
+			Annotations:     copyMap(t.Annotations),
+			Finalizers:      append([]string(nil), t.Finalizers...),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, replicaSetGVK)},
+		},
+	}
+	t.Spec.DeepCopyInto(&p.Spec)
+	return p
+}
+
+func (c *ReplicaSetController) createPod(rs *appsv1.ReplicaSet, col trace.Column) error {
+	why := whyCreateReplace
+	if col == trace.Declare {
+		why = whyCreateDeclare
+	}
+	seq := c.record(col, rs.Namespace, "replicaset/"+rs.Name, "Creating pod from the template of replicaset/"+rs.Name, why)
+	created, err := c.env.API.Create(c.actor(seq), podFromTemplate(rs))
+	if err != nil {
+		msg := "Error creating: " + err.Error()
+		c.env.Trace.Amend(seq, "", msg)
+		c.event(seq, replicaSetSource, rs, corev1.EventTypeWarning, "FailedCreate", msg)
+		return err
+	}
+	msg := "Created pod: " + created.GetName()
+	c.env.Trace.Amend(seq, "pod/"+created.GetName(), msg)
+	c.event(seq, replicaSetSource, rs, corev1.EventTypeNormal, "SuccessfulCreate", msg)
+	return nil
+}
+
+func (c *ReplicaSetController) deletePodNow(rs *appsv1.ReplicaSet, p *corev1.Pod, col trace.Column) error {
+	msg := "Deleted pod: " + p.Name
+	seq := c.record(col, p.Namespace, "pod/"+p.Name, msg, whyDeletePods)
+	if _, err := c.env.API.Delete(c.actor(seq), kinds.Pod, p.Namespace, p.Name, deleteBackground); err != nil {
+		emsg := "Error deleting: " + err.Error()
+		c.env.Trace.Amend(seq, "", emsg)
+		if !apierrors.IsNotFound(err) {
+			c.event(seq, replicaSetSource, rs, corev1.EventTypeWarning, "FailedDelete", emsg)
+		}
+		return err
+	}
+	c.event(seq, replicaSetSource, rs, corev1.EventTypeNormal, "SuccessfulDelete", msg)
+	return nil
+}
+
+// podsToDelete picks the n pods to delete: all of them unsorted if all go,
+// else the first n in ActivePodsWithRanks order, ranked by the pods of the
+// ReplicaSet's owner on the same node (getPodsToDelete).
+func (c *ReplicaSetController) podsToDelete(pods []*corev1.Pod, rs *appsv1.ReplicaSet, n int) []*corev1.Pod {
+	if n < len(pods) {
+		sort.Sort(rankByRelatedPodsOnSameNode(pods, c.relatedPods(rs), c.now()))
+	}
+	return pods[:n]
+}
+
+// relatedPods are the pods of every ReplicaSet with the same controller as
+// rs, such as all revisions of one Deployment (getIndirectlyRelatedPods).
+// Kube lists them by each ReplicaSet's selector; kubeloop by their
+// controller, which is the same set unless pods were relabelled by hand.
+func (c *ReplicaSetController) relatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
+	ref := metav1.GetControllerOfNoCopy(rs)
+	if ref == nil {
+		return nil
+	}
+	var out []*corev1.Pod
+	for _, o := range c.env.Store.ByIndex(kinds.ReplicaSet, IndexOwnerUID, string(ref.UID)) {
+		related := o.(*appsv1.ReplicaSet)
+		if r := metav1.GetControllerOfNoCopy(related); r == nil || r.UID != ref.UID {
+			continue
+		}
+		for _, p := range controlled(c.env.Store, kinds.Pod, related) {
+			out = append(out, p.(*corev1.Pod))
+		}
+	}
+	return out
+}
+
+// calculateReplicaSetStatus counts the pods (replica_set_utils.go
+// calculateStatus) and sets or clears the ReplicaFailure condition.
+func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error, now metav1.Time) appsv1.ReplicaSetStatus {
+	st := *rs.Status.DeepCopy()
+	fully, ready, available := 0, 0, 0
+	tmpl := labels.SelectorFromSet(rs.Spec.Template.Labels)
+	for _, p := range pods {
+		if tmpl.Matches(labels.Set(p.Labels)) {
+			fully++
+		}
+		if IsPodReady(p) {
+			ready++
+			if IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+				available++
+			}
+		}
+	}
+	failure := replicaSetCondition(rs.Status, appsv1.ReplicaSetReplicaFailure)
+	if manageErr != nil && failure == nil {
+		reason := ""
+		if diff := len(pods) - int(replicas(rs.Spec.Replicas)); diff < 0 {
+			reason = "FailedCreate"
+		} else if diff > 0 {
+			reason = "FailedDelete"
+		}
+		st.Conditions = append(st.Conditions, appsv1.ReplicaSetCondition{Type: appsv1.ReplicaSetReplicaFailure,
+			Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: reason, Message: manageErr.Error()})
+	} else if manageErr == nil && failure != nil {
+		var keep []appsv1.ReplicaSetCondition
+		for _, c := range st.Conditions {
+			if c.Type != appsv1.ReplicaSetReplicaFailure {
+				keep = append(keep, c)
+			}
+		}
+		st.Conditions = keep
+	}
+	st.Replicas = int32(len(pods))
+	st.FullyLabeledReplicas = int32(fully)
+	st.ReadyReplicas = int32(ready)
+	st.AvailableReplicas = int32(available)
+	return st
+}
+
+func replicaSetCondition(st appsv1.ReplicaSetStatus, t appsv1.ReplicaSetConditionType) *appsv1.ReplicaSetCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// updateStatus writes the ReplicaSet's status if it changed or the
+// generation has not been observed yet (updateReplicaSetStatus).
+func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.ReplicaSetStatus) (*appsv1.ReplicaSet, error) {
+	cur := rs.Status
+	if cur.Replicas == st.Replicas && cur.FullyLabeledReplicas == st.FullyLabeledReplicas &&
+		cur.ReadyReplicas == st.ReadyReplicas && cur.AvailableReplicas == st.AvailableReplicas &&
+		rs.Generation == cur.ObservedGeneration && equality.Semantic.DeepEqual(cur.Conditions, st.Conditions) {
+		return rs, nil
+	}
+	st.ObservedGeneration = rs.Generation
+	cp := rs.DeepCopy()
+	cp.Status = st
+	msg := fmt.Sprintf("Updated status: %d replicas, %d fully labeled, %d ready, %d available (observedGeneration %s)",
+		st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, strconv.FormatInt(st.ObservedGeneration, 10))
+	seq := c.record(trace.Maintain, rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
+	o, err := c.env.API.UpdateStatus(c.actor(seq), cp)
+	if err != nil {
+		return nil, err
+	}
+	return o.(*appsv1.ReplicaSet), nil
+}
