@@ -16,6 +16,12 @@ func withStatusOnly(old, upd kinds.Object) kinds.Object {
 		dst, _ := structField(out, "Status")
 		dst.Set(src)
 	}
+	if kinds.Of(old) == kinds.Deployment {
+		// The Deployment status strategy keeps metadata (all but labels):
+		// the deployment controller sets deployment.kubernetes.io/revision
+		// through /status, without moving the generation.
+		out.SetAnnotations(upd.GetAnnotations())
+	}
 	out.SetResourceVersion(upd.GetResourceVersion())
 	return out
 }
