@@ -1,0 +1,120 @@
+package kubelet
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ClusterCIDR is the pod network the node IPAM controller carves into one
+// /24 per node (--node-cidr-mask-size 24). The first 256 nodes get
+// 10.244.0.0/24 to 10.244.255.0/24, the ranges kind and flannel use; later
+// ones wrap round the rest of 10.0.0.0/8.
+const ClusterCIDR = "10.0.0.0/8"
+
+// nodeIndexes hands out node indexes (each a pod CIDR and a node IP),
+// lowest free first, as the range allocator reuses released CIDRs.
+type nodeIndexes struct {
+	used []bool
+}
+
+func (a *nodeIndexes) allocate() int {
+	for i, u := range a.used {
+		if !u {
+			a.used[i] = true
+			return i
+		}
+	}
+	a.used = append(a.used, true)
+	return len(a.used) - 1
+}
+
+func (a *nodeIndexes) release(i int) {
+	if i >= 0 && i < len(a.used) {
+		a.used[i] = false
+	}
+}
+
+// nodePodCIDR is node index i's pod CIDR.
+func nodePodCIDR(i int) string {
+	return fmt.Sprintf("10.%d.%d.0/24", (244+i/256)%256, i%256)
+}
+
+// nodeInternalIP is node index i's address on the node network (kind's
+// 172.18.0.0/16 docker network; .1 is the gateway).
+func nodeInternalIP(i int) string {
+	return fmt.Sprintf("172.18.%d.%d", (i+2)/256, (i+2)%256)
+}
+
+// podNetwork allocates pod IPs from a node's pod CIDR as the host-local
+// IPAM plugin does: sequentially from .2 (.1 is the bridge), continuing
+// after the last address handed out rather than reusing at once.
+type podNetwork struct {
+	base uint32 // network address
+	size uint32 // number of addresses in the CIDR
+	next uint32 // offset to try first
+	used map[uint32]bool
+}
+
+func newPodNetwork(cidr string) (*podNetwork, error) {
+	ip, bits, ok := strings.Cut(cidr, "/")
+	if !ok {
+		return nil, fmt.Errorf("invalid CIDR address: %s", cidr)
+	}
+	prefix, err := strconv.Atoi(bits)
+	if err != nil || prefix < 8 || prefix > 30 {
+		return nil, fmt.Errorf("invalid CIDR address: %s", cidr)
+	}
+	base, err := parseIPv4(ip)
+	if err != nil {
+		return nil, fmt.Errorf("invalid CIDR address: %s", cidr)
+	}
+	size := uint32(1) << (32 - prefix)
+	return &podNetwork{base: base &^ (size - 1), size: size, next: 2, used: map[uint32]bool{}}, nil
+}
+
+// allocate returns a free IP, or false when the range is exhausted.
+func (n *podNetwork) allocate() (string, uint32, bool) {
+	last := n.size - 2 // the broadcast address is not handed out
+	for tries := uint32(0); tries < last-1; tries++ {
+		off := n.next
+		n.next++
+		if n.next > last {
+			n.next = 2
+		}
+		if !n.used[off] {
+			n.used[off] = true
+			return formatIPv4(n.base + off), off, true
+		}
+	}
+	return "", 0, false
+}
+
+func (n *podNetwork) release(off uint32) { delete(n.used, off) }
+
+// rangeString is the host-local plugin's description of the range, for its
+// exhaustion error.
+func (n *podNetwork) rangeString() string {
+	return formatIPv4(n.base+1) + "-" + formatIPv4(n.base+n.size-2)
+}
+
+func parseIPv4(s string) (uint32, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return 0, fmt.Errorf("not an IPv4 address: %s", s)
+	}
+	var v uint32
+	for _, p := range parts {
+		b, err := strconv.Atoi(p)
+		if err != nil || b < 0 || b > 255 {
+			return 0, fmt.Errorf("not an IPv4 address: %s", s)
+		}
+		v = v<<8 | uint32(b)
+	}
+	return v, nil
+}
+
+func formatIPv4(v uint32) string {
+	return strconv.Itoa(int(v>>24)) + "." + strconv.Itoa(int(v>>16&0xff)) + "." +
+		strconv.Itoa(int(v>>8&0xff)) + "." + strconv.Itoa(int(v&0xff))
+}

@@ -1,0 +1,407 @@
+package kubelet
+
+import (
+	"fmt"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
+	"github.com/kubeloop/kubeloop/engine/workload"
+)
+
+// NodeLeaseNamespace is where kubelets keep their heartbeat Leases.
+const NodeLeaseNamespace = "kube-node-lease"
+
+// KubeletPort is the kubelet's API port, reported in status.daemonEndpoints.
+const KubeletPort = 10250
+
+// Kubelet is one node's agent.
+type Kubelet struct {
+	m    *Manager
+	name string // the node's name
+	comp string // "kubelet/<node>", as the trace names it
+	rand *sim.Rand
+
+	index   int // the node's IPAM index: its pod CIDR and its address
+	nodeIP  string
+	podCIDR string
+	net     *podNetwork
+
+	startCause uint64
+	started    bool
+	stopped    bool
+	startedAt  sim.Tick
+
+	pods        map[string]*podState // by the pod's store key
+	queue       []*podState
+	startQueued bool
+	hbQueued    bool
+	inDirty     bool
+
+	images *imageStore
+	puller puller
+
+	nodeStatusChanged bool   // something status.images (or a condition) shows changed
+	nodeStatusCause   uint64 // the step that changed it
+	lastReport        sim.Tick
+	nextStatusCheck   sim.Tick
+	nodeInfo          corev1.NodeSystemInfo
+	hbTimer           *sim.Timer
+	hbFn              func()
+
+	// Timer labels, built once: a label per firing would allocate.
+	hbLabel, opLabel, pullLabel, retryLabel string
+
+	stats Stats
+}
+
+func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
+	k := &Kubelet{m: m, name: name, comp: "kubelet/" + name, startCause: cause, startQueued: true,
+		pods: map[string]*podState{}, images: newImageStore(), index: -1}
+	k.puller.k = k
+	k.hbLabel = k.comp + " lease renewal and node status"
+	k.opLabel = k.comp + " pod step"
+	k.pullLabel = k.comp + " image pull"
+	k.retryLabel = k.comp + " pod resync"
+	k.hbFn = func() {
+		k.hbQueued = true
+		k.m.markDirty(k)
+	}
+	return k
+}
+
+// Name is the node's name.
+func (k *Kubelet) Name() string { return k.name }
+
+// Stats are the kubelet's counters.
+func (k *Kubelet) Stats() Stats { return k.stats }
+
+// PodCIDR is the range the node's pod IPs come from ("" before start).
+func (k *Kubelet) PodCIDR() string { return k.podCIDR }
+
+// HasImage reports whether the node has an image, by reference as
+// containerd looks it up (a tag counts only if pulled under that name).
+func (k *Kubelet) HasImage(image string) bool {
+	ref, err := workload.ParseReference(image)
+	return err == nil && k.images.lookup(ref) != nil
+}
+
+func (k *Kubelet) now() sim.Tick { return k.m.env.Loop.Now() }
+
+func (k *Kubelet) hasWork() bool { return k.startQueued || k.hbQueued || len(k.queue) > 0 }
+
+func (k *Kubelet) workOne() {
+	switch {
+	case k.startQueued:
+		k.startQueued = false
+		k.start()
+	case !k.started:
+		// The node object vanished before its kubelet could start.
+		k.queue = nil
+	case k.hbQueued:
+		k.hbQueued = false
+		k.heartbeat()
+	default:
+		p := k.queue[0]
+		k.queue[0] = nil
+		k.queue = k.queue[1:]
+		p.queued = false
+		k.stats.PodSyncs++
+		k.syncPod(p)
+	}
+}
+
+func (k *Kubelet) enqueue(p *podState) {
+	if !p.queued {
+		p.queued = true
+		k.queue = append(k.queue, p)
+	}
+	k.m.markDirty(k)
+}
+
+// record adds a kubelet step to the trace and returns its sequence number.
+func (k *Kubelet) record(namespace, object string, cause uint64, message, why string) uint64 {
+	return k.m.env.Trace.Record(trace.Event{Component: k.comp, Lane: trace.NodeLane, Column: trace.Run,
+		Namespace: namespace, Object: object, Message: message, Cause: cause, Why: why})
+}
+
+func (k *Kubelet) actor(cause uint64) apiserver.Actor {
+	return apiserver.Actor{Component: k.comp, Cause: cause}
+}
+
+func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, message string) {
+	k.m.env.API.RecordEvent(k.actor(cause), "kubelet", obj, eventType, reason, message)
+}
+
+// start is the kubelet's first start on its node: the node gets its pod
+// CIDR and default labels, the kubelet posts node status and creates its
+// Lease, and it takes on the pods already bound to the node.
+func (k *Kubelet) start() {
+	m := k.m
+	obj, ok := m.env.Store.Lookup(kinds.Node, "", k.name)
+	if !ok {
+		return
+	}
+	node := obj.(*corev1.Node)
+	now := k.now()
+	k.started, k.startedAt = true, now
+	k.rand = m.env.Rand.Derive()
+	k.index = m.indexes.allocate()
+	k.nodeIP = nodeInternalIP(k.index)
+	k.nodeInfo = corev1.NodeSystemInfo{
+		MachineID:               fmt.Sprintf("%016x%016x", k.rand.Uint64(), k.rand.Uint64()),
+		SystemUUID:              k.uuid(),
+		BootID:                  k.uuid(),
+		KernelVersion:           m.cfg.KernelVersion,
+		OSImage:                 m.cfg.OSImage,
+		ContainerRuntimeVersion: m.cfg.ContainerRuntimeVersion,
+		KubeletVersion:          m.cfg.KubeletVersion,
+		OperatingSystem:         labelOr(node, corev1.LabelOSStable, "linux"),
+		Architecture:            labelOr(node, corev1.LabelArchStable, "amd64"),
+	}
+	for _, image := range m.cfg.PreloadedImages {
+		if ref, err := workload.ParseReference(image); err == nil {
+			if img, err := m.images.Resolve(ref); err == nil {
+				k.images.add(ref, img)
+			}
+		}
+	}
+
+	// The node IPAM controller (kube-controller-manager) gives the node its
+	// pod CIDR; a Node applied with spec.podCIDR keeps its own.
+	k.podCIDR = node.Spec.PodCIDR
+	if k.podCIDR != "" {
+		if n, err := newPodNetwork(k.podCIDR); err == nil {
+			k.net = n
+		}
+	}
+	if k.net == nil {
+		k.podCIDR = nodePodCIDR(k.index)
+		k.net, _ = newPodNetwork(k.podCIDR)
+		seq := m.env.Trace.Record(trace.Event{Component: "node-ipam-controller", Lane: trace.ControlPlane,
+			Column: trace.Maintain, Object: "node/" + k.name, Cause: k.startCause,
+			Message: fmt.Sprintf("allocated pod CIDR %s to node %s", k.podCIDR, k.name), Why: whyIPAM})
+		upd := node.DeepCopy()
+		upd.Spec.PodCIDR = k.podCIDR
+		upd.Spec.PodCIDRs = []string{k.podCIDR}
+		if stored, err := m.env.API.Update(apiserver.Actor{Component: "node-ipam-controller", Cause: seq}, upd); err == nil {
+			node = stored.(*corev1.Node)
+		}
+	}
+
+	seq := k.record("", "node/"+k.name, k.startCause, fmt.Sprintf("kubelet %s started on node %s (%s, %s)",
+		m.cfg.KubeletVersion, k.name, m.cfg.ContainerRuntimeVersion, m.cfg.OSImage), whyStart)
+	k.event(seq, node, corev1.EventTypeNormal, "Starting", "Starting kubelet.")
+	k.event(seq, node, corev1.EventTypeNormal, "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods")
+
+	// A kubelet labels its own node; a Node applied without these labels
+	// gets them now.
+	if missing := missingDefaultLabels(node, k.nodeInfo); len(missing) > 0 {
+		lseq := k.record("", "node/"+k.name, seq, "labelled node "+k.name+" with "+joinLabels(missing), whyLabels)
+		upd := node.DeepCopy()
+		if upd.Labels == nil {
+			upd.Labels = map[string]string{}
+		}
+		for _, l := range missing {
+			upd.Labels[l.key] = l.value
+		}
+		if stored, err := m.env.API.Update(k.actor(lseq), upd); err == nil {
+			node = stored.(*corev1.Node)
+		}
+	}
+
+	k.postNodeStatus(node, seq, true)
+
+	lseq := k.record(NodeLeaseNamespace, "lease/"+k.name, seq, fmt.Sprintf(
+		"created Lease %s/%s: the node's heartbeat, renewed every %s, valid for %ds",
+		NodeLeaseNamespace, k.name, m.cfg.LeaseRenewInterval.Duration(), m.cfg.NodeLeaseDurationSeconds), whyLease)
+	k.createLease(node, lseq)
+	k.nextStatusCheck = now + m.cfg.NodeStatusUpdateFrequency
+	k.hbTimer = m.env.Loop.After(m.cfg.LeaseRenewInterval, k.hbLabel, k.hbFn)
+
+	// Pods bound before the kubelet started (or while it was away).
+	for _, o := range m.env.Store.ByIndex(kinds.Pod, PodNodeIndex, k.name) {
+		pod := o.(*corev1.Pod)
+		key := kinds.Pod.Key(pod.Namespace, pod.Name)
+		if k.pods[key] == nil {
+			k.addPod(key, pod, seq)
+		}
+	}
+}
+
+func (k *Kubelet) uuid() string {
+	hi, lo := k.rand.Uint64(), k.rand.Uint64()
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+func labelOr(node *corev1.Node, key, def string) string {
+	if v := node.Labels[key]; v != "" {
+		return v
+	}
+	return def
+}
+
+type label struct{ key, value string }
+
+func missingDefaultLabels(node *corev1.Node, info corev1.NodeSystemInfo) []label {
+	var out []label
+	for _, l := range []label{
+		{corev1.LabelHostname, node.Name},
+		{corev1.LabelOSStable, info.OperatingSystem},
+		{corev1.LabelArchStable, info.Architecture},
+	} {
+		if _, ok := node.Labels[l.key]; !ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func joinLabels(ls []label) string {
+	s := ""
+	for i, l := range ls {
+		if i > 0 {
+			s += ", "
+		}
+		s += l.key + "=" + l.value
+	}
+	return s
+}
+
+// stop is the kubelet going away with its node: no more heartbeats, and
+// its timers are cancelled. The pods bound to the node stay in the API.
+func (k *Kubelet) stop() {
+	k.stopped = true
+	loop := k.m.env.Loop
+	loop.Cancel(k.hbTimer)
+	for _, p := range k.pods {
+		loop.Cancel(p.timer)
+		loop.Cancel(p.retry)
+	}
+	k.queue = nil
+}
+
+// nodeStatus computes status as the kubelet's setters do.
+func (k *Kubelet) nodeStatus(node *corev1.Node) corev1.NodeStatus {
+	now := metav1.NewTime(k.now().Time())
+	since := metav1.NewTime(k.startedAt.Time())
+	capacity := node.Status.Capacity
+	if len(capacity) == 0 {
+		capacity = k.m.cfg.DefaultCapacity
+	}
+	allocatable := node.Status.Allocatable
+	if len(allocatable) == 0 {
+		allocatable = capacity
+	}
+	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
+		return corev1.NodeCondition{Type: t, Status: s, LastHeartbeatTime: now, LastTransitionTime: since,
+			Reason: reason, Message: msg}
+	}
+	return corev1.NodeStatus{
+		Capacity:    capacity.DeepCopy(),
+		Allocatable: allocatable.DeepCopy(),
+		Conditions: []corev1.NodeCondition{
+			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+			cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"),
+		},
+		Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: k.nodeIP},
+			{Type: corev1.NodeHostName, Address: k.name},
+		},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: KubeletPort}},
+		NodeInfo:        k.nodeInfo,
+		Images:          k.images.nodeStatusImages(k.m.cfg.MaxImagesInNodeStatus),
+	}
+}
+
+// postNodeStatus writes node status. first is the registration: its
+// conditions are new, which the kubelet announces with events.
+func (k *Kubelet) postNodeStatus(node *corev1.Node, cause uint64, first bool) {
+	m := k.m
+	st := k.nodeStatus(node)
+	var seq uint64
+	switch {
+	case first:
+		seq = k.record("", "node/"+k.name, cause, "node status: Ready (kubelet is posting ready status); "+
+			"MemoryPressure, DiskPressure and PIDPressure False; InternalIP "+k.nodeIP, whyNodeStatus)
+	case k.nodeStatusChanged:
+		seq = k.record("", "node/"+k.name, cause, fmt.Sprintf("node status: %d images on the node", len(st.Images)), whyNodeImages)
+		k.stats.StatusUpdates++
+	default:
+		k.stats.StatusReports++ // an unchanged report is a heartbeat: counted, not traced
+	}
+	k.nodeStatusChanged = false
+	k.lastReport = k.now()
+	upd := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name, UID: node.UID}, Status: st}
+	if _, err := m.env.API.UpdateStatus(k.actor(seq), upd); err != nil && !apierrors.IsNotFound(err) {
+		panic("kubelet: posting node status: " + err.Error())
+	}
+	if first {
+		for _, e := range []string{"NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"} {
+			k.event(seq, node, corev1.EventTypeNormal, e, "Node "+k.name+" status is now: "+e)
+		}
+		k.event(seq, node, corev1.EventTypeNormal, "NodeReady", "Node "+k.name+" status is now: NodeReady")
+	}
+}
+
+func (k *Kubelet) createLease(node *corev1.Node, cause uint64) {
+	holder := k.name
+	duration := k.m.cfg.NodeLeaseDurationSeconds
+	renew := metav1.NewMicroTime(k.now().Time())
+	lease := &coordinationv1.Lease{
+		TypeMeta: metav1.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+		ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: NodeLeaseNamespace,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &duration, RenewTime: &renew},
+	}
+	if _, err := k.m.env.API.Create(k.actor(cause), lease); err != nil && !apierrors.IsAlreadyExists(err) {
+		panic("kubelet: creating node lease: " + err.Error())
+	}
+}
+
+// heartbeat renews the node Lease and, every nodeStatusUpdateFrequency,
+// posts node status if it changed or if nodeStatusReportFrequency passed
+// since the last post. Both loops run every 10 s in the kubelet; here they
+// share one timer. This runs hundreds of times per virtual second in a
+// large cluster, so it allocates little and traces nothing routine.
+func (k *Kubelet) heartbeat() {
+	m := k.m
+	now := k.now()
+	k.hbTimer = m.env.Loop.After(m.cfg.LeaseRenewInterval, k.hbLabel, k.hbFn)
+
+	obj, ok := m.env.Store.Lookup(kinds.Lease, NodeLeaseNamespace, k.name)
+	nodeObj, nodeOK := m.env.Store.Lookup(kinds.Node, "", k.name)
+	if !nodeOK {
+		return
+	}
+	node := nodeObj.(*corev1.Node)
+	if !ok {
+		seq := k.record(NodeLeaseNamespace, "lease/"+k.name, k.startCause, "node Lease was missing; created it again", whyLease)
+		k.createLease(node, seq)
+	} else {
+		cur := obj.(*coordinationv1.Lease)
+		renewed := *cur // shallow: only RenewTime changes, the rest is shared read-only
+		t := metav1.NewMicroTime(now.Time())
+		renewed.Spec.RenewTime = &t
+		if _, err := m.env.API.Update(k.actor(0), &renewed); err != nil && !apierrors.IsNotFound(err) {
+			panic("kubelet: renewing node lease: " + err.Error())
+		}
+		k.stats.LeaseRenewals++
+	}
+
+	if now < k.nextStatusCheck {
+		return
+	}
+	k.nextStatusCheck = now + m.cfg.NodeStatusUpdateFrequency
+	if k.nodeStatusChanged || now-k.lastReport >= m.cfg.NodeStatusReportFrequency {
+		k.postNodeStatus(node, k.nodeStatusCause, false)
+	}
+}

@@ -1,0 +1,168 @@
+package kubelet
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine/component"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/store"
+	"github.com/kubeloop/kubeloop/engine/workload"
+)
+
+// PodNodeIndex is the store index of pods by spec.nodeName, the kubelet's
+// field selector: a kubelet lists only its own node's pods.
+const PodNodeIndex = "spec.nodeName"
+
+// Manager is the reactor that runs every node's kubelet. It starts a
+// Kubelet when a Node is added and stops it when the Node is deleted, and
+// hands each pod event to the kubelet of that pod's node, and to no other.
+type Manager struct {
+	env    component.Env
+	cfg    Config
+	images *workload.Registry
+
+	kubelets map[string]*Kubelet // by node name
+	dirty    []*Kubelet          // kubelets with queued work, in the order it was queued
+	indexes  nodeIndexes
+}
+
+var _ component.Reactor = (*Manager)(nil)
+
+// NewManager builds the kubelet manager. It files pods by node name in the
+// store (PodNodeIndex) so that a starting kubelet finds its pods without a
+// scan. Env.Images is the registry the nodes pull from; a nil one means the
+// built-in catalogue.
+func NewManager(env component.Env, cfg Config) *Manager {
+	images := env.Images
+	if images == nil {
+		images = workload.DefaultRegistry()
+	}
+	if !env.Store.HasIndex(kinds.Pod, PodNodeIndex) {
+		env.Store.AddIndex(kinds.Pod, PodNodeIndex, func(o store.Object) []string {
+			if n := o.(*corev1.Pod).Spec.NodeName; n != "" {
+				return []string{n}
+			}
+			return nil
+		})
+	}
+	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{}}
+}
+
+// Name is the reactor's name; each kubelet traces as "kubelet/<node>".
+func (m *Manager) Name() string { return "kubelet" }
+
+// Config is the configuration the kubelets run with.
+func (m *Manager) Config() Config { return m.cfg }
+
+// Observe routes a watch event: nodes start and stop kubelets, pods go to
+// their node's kubelet. Everything else is ignored at the cost of one
+// comparison, since lease renewals alone are hundreds of events per second
+// in a large cluster.
+func (m *Manager) Observe(ev store.Event) {
+	switch ev.Kind {
+	case kinds.Pod:
+		pod := ev.Object.(*corev1.Pod)
+		if pod.Spec.NodeName == "" {
+			return
+		}
+		if k := m.kubelets[pod.Spec.NodeName]; k != nil {
+			k.observePod(ev, pod)
+		}
+	case kinds.Node:
+		m.observeNode(ev)
+	}
+}
+
+func (m *Manager) observeNode(ev store.Event) {
+	name := ev.Object.GetName()
+	switch ev.Type {
+	case store.Added:
+		if m.kubelets[name] != nil {
+			return
+		}
+		k := newKubelet(m, name, ev.Cause)
+		m.kubelets[name] = k
+		m.markDirty(k)
+	case store.Deleted:
+		if k := m.kubelets[name]; k != nil {
+			k.stop()
+			delete(m.kubelets, name)
+			m.indexes.release(k.index)
+		}
+	}
+}
+
+func (m *Manager) markDirty(k *Kubelet) {
+	if !k.inDirty {
+		k.inDirty = true
+		m.dirty = append(m.dirty, k)
+	}
+}
+
+// Work does one step of one kubelet's queued work. Kubelets take turns, in
+// the order their work was queued, so that pods on different nodes progress
+// side by side as they would in a real cluster.
+func (m *Manager) Work() bool {
+	for len(m.dirty) > 0 {
+		k := m.dirty[0]
+		m.dirty[0] = nil
+		m.dirty = m.dirty[1:]
+		k.inDirty = false
+		if k.stopped || !k.hasWork() {
+			continue
+		}
+		k.workOne()
+		if k.hasWork() {
+			m.markDirty(k)
+		}
+		return true
+	}
+	return false
+}
+
+// Kubelet returns the kubelet of a node.
+func (m *Manager) Kubelet(node string) (*Kubelet, bool) {
+	k, ok := m.kubelets[node]
+	return k, ok
+}
+
+// Nodes lists the nodes that have a running kubelet, sorted.
+func (m *Manager) Nodes() []string {
+	out := make([]string, 0, len(m.kubelets))
+	for n := range m.kubelets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Stats sums every kubelet's counters.
+func (m *Manager) Stats() Stats {
+	var s Stats
+	for _, k := range m.kubelets {
+		s.add(k.stats)
+	}
+	return s
+}
+
+// Stats counts what a kubelet did, including the work that is deliberately
+// left out of the trace.
+type Stats struct {
+	PodEvents     int // pod watch events dispatched to this kubelet
+	PodSyncs      int // pod syncs run
+	LeaseRenewals int // node Lease renewals (not traced)
+	StatusReports int // unchanged node status re-posted (not traced)
+	StatusUpdates int // node status posted because it changed (traced)
+	ImagePulls    int // pulls finished, successful or not
+}
+
+func (s *Stats) add(o Stats) {
+	s.PodEvents += o.PodEvents
+	s.PodSyncs += o.PodSyncs
+	s.LeaseRenewals += o.LeaseRenewals
+	s.StatusReports += o.StatusReports
+	s.StatusUpdates += o.StatusUpdates
+	s.ImagePulls += o.ImagePulls
+}

@@ -1,0 +1,897 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
+	"github.com/kubeloop/kubeloop/engine/workload"
+)
+
+// Waiting reasons and the messages around them, as the kubelet words them
+// (k/k pkg/kubelet/images/types.go, kubelet_pods.go, status/generate.go).
+const (
+	ReasonContainerCreating = "ContainerCreating"
+	ReasonErrImagePull      = "ErrImagePull"
+	ReasonImagePullBackOff  = "ImagePullBackOff"
+	ReasonErrImageNeverPull = "ErrImageNeverPull"
+	ReasonInvalidImageName  = "InvalidImageName"
+
+	reasonContainersNotReady = "ContainersNotReady"
+	reasonPodCompleted       = "PodCompleted"
+	reasonPodFailed          = "PodFailed"
+	reasonStatusUnknown      = "ContainerStatusUnknown"
+	msgStatusUnknown         = "The container could not be located when the pod was terminated"
+)
+
+// opKind is the one slow step a pod's sync is waiting for. As in the
+// kubelet's pod worker, a pod does one thing at a time: its sync blocks in
+// an image pull, a create or a start.
+type opKind uint8
+
+const (
+	opNone opKind = iota
+	opSandbox
+	opPull
+	opCreate
+	opStart
+	opKill
+)
+
+// stage is where a container is in its life.
+type stage uint8
+
+const (
+	stageWaiting  stage = iota // needs its image, then create and start
+	stageCreating              // CreateContainer in flight
+	stageStarting              // StartContainer in flight
+	stageRunning
+	stageStopping // stop signal sent, not yet exited
+	stageExited
+)
+
+// ctr is a container as the kubelet and the simulated runtime know it.
+type ctr struct {
+	spec   *corev1.Container
+	ref    workload.Reference
+	refErr error
+	img    *workload.Image // the image it was created from
+
+	stage           stage
+	reason, message string // waiting reason when not ContainerCreating
+	id              string // containerd://...
+
+	startedAt  sim.Tick
+	stoppedAt  sim.Tick // when the stop signal was sent
+	exitAt     sim.Tick // when it exits (or is killed) after the stop signal
+	finishedAt sim.Tick
+	exitCode   int32
+	termReason string
+	killed     bool // SIGKILL at the end of the grace period
+
+	backoff     backOff
+	prevPullErr string // "ErrImagePull: <message>", shown while backing off
+}
+
+// podState is the kubelet's record of one pod bound to its node.
+type podState struct {
+	key    string
+	pod    *corev1.Pod // the latest version seen; shared and read-only
+	cause  uint64      // the trace step the next step follows from
+	queued bool
+	ctrs   []*ctr
+
+	admitted  bool
+	startTime sim.Tick
+	ip        string
+	ipOff     uint32
+	sandbox   bool
+
+	op      opKind
+	opDone  bool
+	timer   *sim.Timer
+	pull    *pullRequest
+	next    int  // the container the current sync pass is at
+	walking bool // a sync pass is under way
+
+	retry   *sim.Timer
+	retryAt sim.Tick
+
+	terminating bool
+	killStart   sim.Tick
+	deleted     bool // the object is gone from the API
+	finished    bool // terminal status written and deletion requested
+
+	opFn, retryFn func()
+}
+
+// observePod takes one watch event of a pod bound to this node. It only
+// notes work: the sync happens in Work.
+func (k *Kubelet) observePod(ev store.Event, pod *corev1.Pod) {
+	k.stats.PodEvents++
+	p := k.pods[ev.Key]
+	if ev.Type == store.Deleted {
+		if p == nil {
+			return
+		}
+		if p.finished || !p.admitted {
+			k.forget(p)
+			return
+		}
+		p.deleted = true
+		p.pod = pod
+		p.cause = ev.Cause
+		k.enqueue(p)
+		return
+	}
+	if p == nil {
+		if k.started {
+			k.addPod(ev.Key, pod, ev.Cause)
+		}
+		return
+	}
+	old := p.pod
+	p.pod = pod
+	// The kubelet's own status writes come back as watch events; only a
+	// change of spec or a deletion request needs a sync.
+	if old.Generation == pod.Generation && (old.DeletionTimestamp == nil) == (pod.DeletionTimestamp == nil) &&
+		equalGrace(old.DeletionGracePeriodSeconds, pod.DeletionGracePeriodSeconds) {
+		return
+	}
+	p.cause = ev.Cause
+	k.enqueue(p)
+}
+
+func equalGrace(a, b *int64) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+func (k *Kubelet) addPod(key string, pod *corev1.Pod, cause uint64) {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		if pod.DeletionTimestamp == nil {
+			return // finished before this kubelet knew it; nothing to run
+		}
+	}
+	p := &podState{key: key, pod: pod, cause: cause}
+	p.opFn = func() {
+		p.opDone = true
+		k.enqueue(p)
+	}
+	p.retryFn = func() {
+		p.retry = nil
+		k.enqueue(p)
+	}
+	k.pods[key] = p
+	k.enqueue(p)
+}
+
+func (k *Kubelet) forget(p *podState) {
+	loop := k.m.env.Loop
+	loop.Cancel(p.timer)
+	loop.Cancel(p.retry)
+	if p.pull != nil {
+		p.pull.abandoned = true
+	}
+	k.releaseIP(p)
+	delete(k.pods, p.key)
+}
+
+func (k *Kubelet) releaseIP(p *podState) {
+	if p.ip != "" {
+		k.net.release(p.ipOff)
+		p.ip = ""
+	}
+	p.sandbox = false
+}
+
+// after starts a slow step; the pod is synced again when it is done.
+func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
+	p.op, p.opDone = op, false
+	p.timer = k.m.env.Loop.After(d, k.opLabel, p.opFn)
+}
+
+func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
+	if p.retry.Pending() {
+		if p.retryAt <= at {
+			return
+		}
+		k.m.env.Loop.Cancel(p.retry)
+	}
+	p.retryAt = at
+	p.retry = k.m.env.Loop.At(at, k.retryLabel, p.retryFn)
+}
+
+// step records a pod's next step in the trace, following the previous one.
+func (k *Kubelet) step(p *podState, message, why string) uint64 {
+	seq := k.record(p.pod.Namespace, "pod/"+p.pod.Name, p.cause, message, why)
+	p.cause = seq
+	return seq
+}
+
+// syncPod is the kubelet's pod worker: it moves the pod one step towards
+// what its spec and deletion state ask for.
+func (k *Kubelet) syncPod(p *podState) {
+	if p.finished {
+		return
+	}
+	if p.deleted || p.pod.DeletionTimestamp != nil || p.terminating {
+		k.syncTerminating(p)
+		return
+	}
+	if p.op != opNone {
+		if !p.opDone {
+			return // busy; the step's timer syncs the pod again
+		}
+		op := p.op
+		p.op, p.opDone, p.timer = opNone, false, nil
+		k.complete(p, op)
+		if p.op != opNone {
+			return
+		}
+	}
+	if !p.admitted {
+		k.admit(p)
+		return
+	}
+	k.walk(p)
+}
+
+// admit takes the pod on: status Pending with its start time, host IP and
+// default waiting state, then the sandbox.
+func (k *Kubelet) admit(p *podState) {
+	pod := p.pod
+	k.takeOn(p)
+	k.writeStatus(p, "accepted the pod", whyAdmit)
+	if n := len(pod.Spec.InitContainers); n > 0 {
+		names := make([]string, n)
+		for i := range pod.Spec.InitContainers {
+			names[i] = pod.Spec.InitContainers[i].Name
+		}
+		k.step(p, fmt.Sprintf("init containers %v are not simulated yet: kubeloop skips them and starts the app containers", names),
+			whyNotSimulated)
+	}
+	k.after(p, opSandbox, k.m.cfg.SandboxStartTime)
+}
+
+// takeOn starts the kubelet's record of the pod and its containers.
+func (k *Kubelet) takeOn(p *podState) {
+	pod := p.pod
+	p.admitted = true
+	p.startTime = k.now()
+	p.ctrs = make([]*ctr, len(pod.Spec.Containers))
+	for i := range pod.Spec.Containers {
+		c := &ctr{spec: &pod.Spec.Containers[i]}
+		c.ref, c.refErr = workload.ParseReference(c.spec.Image)
+		p.ctrs[i] = c
+	}
+}
+
+// complete finishes the slow step op and starts the next one.
+func (k *Kubelet) complete(p *podState, op opKind) {
+	switch op {
+	case opSandbox:
+		ip, off, ok := k.net.allocate()
+		if !ok {
+			k.step(p, "failed to create the pod sandbox: no pod IP left on the node", whySandboxFailed)
+			k.event(p.cause, p.pod, corev1.EventTypeWarning, "FailedCreatePodSandBox", fmt.Sprintf(
+				"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox: "+
+					"plugin type=\"host-local\" failed (add): failed to allocate for range 0: no IP addresses available in range set: %s",
+				k.net.rangeString()))
+			k.after(p, opSandbox, k.m.cfg.SyncErrorBackOff)
+			return
+		}
+		p.ip, p.ipOff, p.sandbox = ip, off, true
+		k.step(p, "created the pod sandbox (pause container); pod IP "+ip, whySandbox)
+		p.walking, p.next = true, 0
+	case opPull:
+		r := p.pull
+		p.pull = nil
+		c := r.c
+		if r.err != nil {
+			k.pullFailed(p, c, r.err)
+			p.next++
+			return
+		}
+		c.img = r.img
+		c.reason, c.message, c.prevPullErr = "", "", ""
+		seq := k.step(p, fmt.Sprintf("pulled image %q in %s (%s including waiting), %d bytes",
+			c.spec.Image, (r.done-r.started).Duration(), (r.done-r.requested).Duration(), r.img.SizeBytes), whyPulled)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", fmt.Sprintf(
+			"Successfully pulled image %q in %s (%s including waiting). Image size: %d bytes.",
+			c.spec.Image, (r.done-r.started).Duration(), (r.done-r.requested).Duration(), r.img.SizeBytes))
+		if r.changed {
+			k.nodeStatusCause = seq
+		}
+		c.stage = stageCreating
+		k.after(p, opCreate, k.m.cfg.ContainerCreateTime)
+	case opCreate:
+		c := p.ctrs[p.next]
+		c.id = "containerd://" + k.hex64()
+		seq := k.step(p, "created container "+c.spec.Name, whyCreated)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Created", "Created container: "+c.spec.Name)
+		c.stage = stageStarting
+		k.after(p, opStart, k.m.cfg.ContainerStartTime)
+	case opStart:
+		c := p.ctrs[p.next]
+		c.stage = stageRunning
+		c.startedAt = k.now()
+		seq := k.step(p, "started container "+c.spec.Name, whyStarted)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Started", "Started container "+c.spec.Name)
+		p.next++
+	default:
+		panic(fmt.Sprintf("kubelet: completing unexpected step %d for pod %s", op, p.key))
+	}
+}
+
+func (k *Kubelet) hex64() string {
+	r := k.rand
+	return fmt.Sprintf("%016x%016x%016x%016x", r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64())
+}
+
+// walk is one sync pass over the containers, as SyncPod starts each one
+// that is not running: ensure its image, create it, start it. A container
+// that cannot start does not hold up the others. At the end of the pass the
+// status is written if it changed, and the pod is synced again when a
+// failure's back-off allows.
+func (k *Kubelet) walk(p *podState) {
+	if !p.walking {
+		p.walking, p.next = true, 0
+	}
+	for p.next < len(p.ctrs) {
+		c := p.ctrs[p.next]
+		if c.stage != stageWaiting {
+			p.next++
+			continue
+		}
+		if !k.ensureImage(p, c) {
+			p.next++
+			continue
+		}
+		if p.op != opNone {
+			return // pulling
+		}
+		c.stage = stageCreating
+		k.after(p, opCreate, k.m.cfg.ContainerCreateTime)
+		return
+	}
+	p.walking = false
+	k.writeStatus(p, "", whyStatus)
+	k.scheduleResync(p)
+}
+
+// ensureImage is the image manager's EnsureImageExists: it reports false if
+// the container cannot start now (the reason is on the container), and
+// true with p.op set to opPull if a pull is under way.
+func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
+	cfg := &k.m.cfg
+	image := c.spec.Image
+	if c.refErr != nil {
+		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, c.refErr)
+		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
+		k.event(seq, p.pod, corev1.EventTypeWarning, "InspectFailed", msg)
+		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
+		c.reason, c.message = ReasonInvalidImageName, msg
+		return false
+	}
+	policy := c.spec.ImagePullPolicy
+	if policy == "" {
+		policy = workload.DefaultPullPolicy(image)
+	}
+	if img := k.images.lookup(c.ref); img != nil && policy != corev1.PullAlways {
+		seq := k.step(p, fmt.Sprintf("image %q is already on the node (imagePullPolicy %s)", image, policy), whyPresent)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", image))
+		c.img = img
+		c.reason, c.message = "", ""
+		return true
+	}
+	if policy == corev1.PullNever {
+		msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", image)
+		seq := k.step(p, fmt.Sprintf("cannot start container %s: image %q is not on the node and imagePullPolicy is Never",
+			c.spec.Name, image), whyNeverPull)
+		k.event(seq, p.pod, corev1.EventTypeWarning, ReasonErrImageNeverPull, msg)
+		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImageNeverPull)
+		c.reason, c.message = ReasonErrImageNeverPull, msg
+		return false
+	}
+	now := k.now()
+	if c.backoff.inBackOff(now, cfg.ImageBackOffMax) {
+		msg := fmt.Sprintf("Back-off pulling image %q", image)
+		seq := k.step(p, fmt.Sprintf("back-off pulling image %q: next try in %s", image, (c.backoff.expiry()-now).Duration()), whyBackOff)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "BackOff", msg)
+		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonImagePullBackOff)
+		c.reason, c.message = ReasonImagePullBackOff, msg
+		if c.prevPullErr != "" {
+			c.message += ": " + c.prevPullErr
+		}
+		return false
+	}
+	r := &pullRequest{p: p, c: c, ref: c.ref, requested: now}
+	behind := k.puller.add(r)
+	msg, why := fmt.Sprintf("pulling image %q", image), whyPulling
+	if behind > 0 {
+		msg += fmt.Sprintf(" (queued behind %d other pull(s) on this node)", behind)
+		why = whyPullingQueued
+	}
+	seq := k.step(p, msg, why)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Pulling", fmt.Sprintf("Pulling image %q", image))
+	p.op, p.opDone, p.pull = opPull, false, r
+	return true
+}
+
+func (k *Kubelet) pullFailed(p *podState, c *ctr, err *workload.PullError) {
+	cfg := &k.m.cfg
+	msg := err.KubeletMessage()
+	seq := k.step(p, fmt.Sprintf("failed to pull image %q: %s", c.spec.Image, err.Reason), whyPullFailed)
+	k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", c.spec.Image, msg))
+	k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
+	c.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
+	c.reason, c.message = ReasonErrImagePull, msg
+	c.prevPullErr = ReasonErrImagePull + ": " + msg
+}
+
+// scheduleResync plans the next sync of a pod with containers that could
+// not start: one relist period after a failed pull (when the kubelet shows
+// ImagePullBackOff), when the back-off expires, or after the pod worker's
+// error back-off.
+func (k *Kubelet) scheduleResync(p *podState) {
+	cfg := &k.m.cfg
+	now := k.now()
+	at := sim.Tick(-1)
+	for _, c := range p.ctrs {
+		if c.stage != stageWaiting || c.reason == "" {
+			continue
+		}
+		var t sim.Tick
+		switch c.reason {
+		case ReasonErrImagePull:
+			t = now + cfg.RelistPeriod
+		case ReasonImagePullBackOff:
+			t = c.backoff.expiry()
+		default:
+			t = now + cfg.SyncErrorBackOff
+		}
+		if at < 0 || t < at {
+			at = t
+		}
+	}
+	if at >= 0 {
+		k.setRetry(p, at)
+	}
+}
+
+// gracePeriod is how long the containers get between the stop signal and
+// SIGKILL: the deletion's grace period, else the spec's, at least the
+// kubelet's minimum.
+func (k *Kubelet) gracePeriod(p *podState) sim.Tick {
+	secs := int64(corev1.DefaultTerminationGracePeriodSeconds)
+	if g := p.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		secs = *g
+	}
+	if g := p.pod.DeletionGracePeriodSeconds; g != nil {
+		secs = *g
+	} else if p.deleted {
+		secs = 0 // force-deleted: the pod worker kills at once, within the minimum
+	}
+	return max(sim.Seconds(secs), k.m.cfg.MinimumGracePeriod)
+}
+
+// syncTerminating stops a pod that is being deleted: the stop signal to
+// every running container, SIGKILL for those still running at the end of
+// the grace period, then the terminal status and the final deletion.
+func (k *Kubelet) syncTerminating(p *podState) {
+	loop := k.m.env.Loop
+	now := k.now()
+	if !p.terminating {
+		p.terminating = true
+		loop.Cancel(p.timer)
+		loop.Cancel(p.retry)
+		if p.pull != nil {
+			p.pull.abandoned = true
+			p.pull = nil
+		}
+		p.op, p.opDone = opNone, false
+		p.killStart = now
+		if !p.admitted {
+			if p.deleted {
+				k.forget(p)
+				return
+			}
+			// Deleted before the kubelet got to it: nothing ran, but only
+			// the kubelet may remove a bound pod.
+			k.takeOn(p)
+		}
+		grace := k.gracePeriod(p)
+		if p.deleted {
+			k.step(p, "the pod was removed from the API without waiting for its kubelet (force deletion); stopping what is left of it",
+				whyForceDeleted)
+		}
+		for _, c := range p.ctrs {
+			switch c.stage {
+			case stageCreating, stageStarting:
+				c.stage = stageWaiting // its create or start is abandoned
+			case stageRunning:
+				k.stopContainer(p, c, grace)
+			}
+		}
+	} else if p.op == opKill && !p.opDone {
+		// A second delete may shorten the grace period.
+		deadline := p.killStart + k.gracePeriod(p)
+		for _, c := range p.ctrs {
+			if c.stage == stageStopping && c.exitAt > deadline {
+				c.exitAt, c.killed = max(deadline, now), true
+			}
+		}
+	} else if p.op == opKill {
+		p.op, p.opDone = opNone, false
+		for _, c := range p.ctrs {
+			if c.stage == stageStopping && c.exitAt <= now {
+				k.containerExited(p, c)
+			}
+		}
+	}
+	next := sim.Tick(-1)
+	for _, c := range p.ctrs {
+		if c.stage == stageStopping && (next < 0 || c.exitAt < next) {
+			next = c.exitAt
+		}
+	}
+	if next >= 0 {
+		if p.op != opKill || p.timer.At() != next {
+			loop.Cancel(p.timer)
+			k.after(p, opKill, next-now)
+		}
+		return
+	}
+	k.finishTermination(p)
+}
+
+func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
+	now := k.now()
+	b := c.img.Behavior
+	c.stage, c.stoppedAt = stageStopping, now
+	sig := b.Signal()
+	if b.StopSignal != "" {
+		sig += " (the image's STOPSIGNAL)"
+	}
+	var msg string
+	if b.IgnoresSIGTERM || b.StopTime >= grace {
+		c.exitAt, c.killed = now+grace, true
+		msg = fmt.Sprintf("stopping container %s: sent %s, SIGKILL in %s if it is still running", c.spec.Name, sig, grace.Duration())
+	} else {
+		c.exitAt = now + b.StopTime
+		msg = fmt.Sprintf("stopping container %s: sent %s; grace period %s", c.spec.Name, sig, grace.Duration())
+	}
+	seq := k.step(p, msg, whyKilling)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Killing", "Stopping container "+c.spec.Name)
+}
+
+func (k *Kubelet) containerExited(p *podState, c *ctr) {
+	c.stage, c.finishedAt = stageExited, k.now()
+	if c.killed {
+		c.exitCode, c.termReason = 137, "Error"
+		k.step(p, fmt.Sprintf("container %s was still running at the end of the grace period: killed with SIGKILL (exit code 137)",
+			c.spec.Name), whySIGKILL)
+		return
+	}
+	c.exitCode = c.img.Behavior.StopExitCode
+	c.termReason = "Completed"
+	if c.exitCode != 0 {
+		c.termReason = "Error"
+	}
+	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, c.exitCode), whyExited)
+}
+
+// finishTermination records the terminal phase and removes the pod object
+// with grace period 0: only the kubelet can confirm that the containers
+// are gone.
+func (k *Kubelet) finishTermination(p *podState) {
+	k.releaseIP(p)
+	if p.deleted {
+		k.forget(p)
+		return
+	}
+	k.writeStatus(p, "", whyTerminal)
+	seq := k.step(p, "deleting the pod object: its containers have stopped", whyDelete)
+	zero := int64(0)
+	_, err := k.m.env.API.Delete(k.actor(seq), kinds.Pod, p.pod.Namespace, p.pod.Name, apiserver.DeleteOptions{GracePeriodSeconds: &zero})
+	if err != nil && !apierrors.IsNotFound(err) {
+		panic("kubelet: deleting pod " + p.key + ": " + err.Error())
+	}
+	p.finished = true
+}
+
+// writeStatus posts the pod's status if it differs from what the API
+// holds. prefix, if set, starts the trace message ("accepted the pod").
+func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
+	st := k.podStatus(p)
+	if equality.Semantic.DeepEqual(st, p.pod.Status) {
+		return
+	}
+	msg := "status " + describeStatus(&st)
+	if prefix != "" {
+		msg = prefix + "; " + msg
+	}
+	seq := k.step(p, msg, why)
+	upd := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.pod.Name, Namespace: p.pod.Namespace, UID: p.pod.UID}, Status: st}
+	stored, err := k.m.env.API.UpdateStatus(k.actor(seq), upd)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		panic("kubelet: writing status of pod " + p.key + ": " + err.Error())
+	}
+	p.pod = stored.(*corev1.Pod)
+}
+
+// describeStatus sums a pod status up for the trace:
+// "Running, Ready; IP 10.244.0.2", "Pending (api: ErrImagePull)".
+func describeStatus(st *corev1.PodStatus) string {
+	var b strings.Builder
+	b.WriteString(string(st.Phase))
+	for _, c := range st.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			b.WriteString(", Ready")
+		}
+	}
+	var states []string
+	for _, cs := range st.ContainerStatuses {
+		switch {
+		case cs.State.Waiting != nil:
+			states = append(states, cs.Name+": "+cs.State.Waiting.Reason)
+		case cs.State.Terminated != nil:
+			states = append(states, fmt.Sprintf("%s: %s, exit code %d", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode))
+		}
+	}
+	if len(states) > 0 {
+		b.WriteString(" (" + strings.Join(states, "; ") + ")")
+	}
+	if st.PodIP != "" && st.Phase == corev1.PodRunning {
+		b.WriteString("; IP " + st.PodIP)
+	}
+	return b.String()
+}
+
+// podStatus is generateAPIPodStatus: phase, conditions, IPs and container
+// statuses from what the kubelet knows. After termination it is the
+// status manager's TerminatePod: containers that never ran are reported as
+// terminated with ContainerStatusUnknown, and the phase is terminal.
+func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
+	pod := p.pod
+	terminal := p.terminating && !p.hasStopping()
+	st := corev1.PodStatus{
+		HostIP:             k.nodeIP,
+		HostIPs:            []corev1.HostIP{{IP: k.nodeIP}},
+		StartTime:          timePtr(p.startTime),
+		QOSClass:           pod.Status.QOSClass,
+		ObservedGeneration: pod.Generation,
+	}
+	if st.QOSClass == "" {
+		st.QOSClass = qosClass(pod)
+	}
+	ip := p.ip
+	if ip == "" && terminal {
+		ip = pod.Status.PodIP // a finished pod keeps the IP it had
+	}
+	if ip != "" {
+		st.PodIP = ip
+		st.PodIPs = []corev1.PodIP{{IP: ip}}
+	}
+	st.ContainerStatuses = make([]corev1.ContainerStatus, len(p.ctrs))
+	for i, c := range p.ctrs {
+		st.ContainerStatuses[i] = k.containerStatus(c, terminal)
+	}
+	sortContainerStatuses(st.ContainerStatuses)
+	st.Phase = podPhase(pod, st.ContainerStatuses, terminal)
+
+	now := metav1.NewTime(k.now().Time())
+	conds := make([]corev1.PodCondition, 0, len(pod.Status.Conditions)+5)
+	for _, c := range pod.Status.Conditions {
+		if !conditionByKubelet(c.Type) {
+			conds = append(conds, c)
+		}
+	}
+	add := func(c corev1.PodCondition) {
+		c.ObservedGeneration = pod.Generation
+		c.LastTransitionTime = now
+		for _, old := range pod.Status.Conditions {
+			if old.Type == c.Type && old.Status == c.Status && !old.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = old.LastTransitionTime
+			}
+		}
+		conds = append(conds, c)
+	}
+	add(corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: boolStatus(p.sandbox)})
+	initialized := corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue}
+	if st.Phase == corev1.PodSucceeded {
+		initialized.Reason = reasonPodCompleted
+	}
+	add(initialized)
+	ready := containersReady(pod, st.ContainerStatuses, st.Phase)
+	ready.Type = corev1.PodReady
+	add(ready)
+	ready.Type = corev1.ContainersReady
+	add(ready)
+	add(corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
+	st.Conditions = conds
+	return st
+}
+
+func (p *podState) hasStopping() bool {
+	for _, c := range p.ctrs {
+		if c.stage == stageStopping {
+			return true
+		}
+	}
+	return false
+}
+
+func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus {
+	f := false
+	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &f}
+	running := func() {
+		cs.Image = c.ref.Tagged().String()
+		cs.ImageID = c.img.DigestRef()
+		cs.ContainerID = c.id
+	}
+	switch c.stage {
+	case stageWaiting, stageCreating, stageStarting:
+		if terminal {
+			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: 137, Reason: reasonStatusUnknown, Message: msgStatusUnknown}
+			break
+		}
+		reason, msg := c.reason, c.message
+		if reason == "" {
+			reason, msg = ReasonContainerCreating, ""
+		}
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason, Message: msg}
+	case stageRunning, stageStopping:
+		running()
+		t := true
+		cs.Started, cs.Ready = &t, true // no readiness probe: ready once running
+		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt.Time())}
+	case stageExited:
+		running()
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
+			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
+	}
+	return cs
+}
+
+// sortContainerStatuses orders statuses by name, as the kubelet does
+// (kubetypes.SortedContainerStatuses).
+func sortContainerStatuses(s []corev1.ContainerStatus) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Name < s[j-1].Name; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// podPhase is the kubelet's getPhase for pods without init containers.
+func podPhase(pod *corev1.Pod, statuses []corev1.ContainerStatus, terminal bool) corev1.PodPhase {
+	running, waiting, stopped, succeeded := 0, 0, 0, 0
+	for _, cs := range statuses {
+		switch {
+		case cs.State.Running != nil:
+			running++
+		case cs.State.Terminated != nil:
+			stopped++
+			if cs.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		default:
+			waiting++
+		}
+	}
+	var phase corev1.PodPhase
+	switch {
+	case waiting > 0:
+		phase = corev1.PodPending
+	case running > 0:
+		phase = corev1.PodRunning
+	case stopped > 0:
+		switch {
+		case terminal && stopped == succeeded:
+			phase = corev1.PodSucceeded
+		case terminal:
+			phase = corev1.PodFailed
+		case pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == "":
+			phase = corev1.PodRunning
+		case stopped == succeeded:
+			phase = corev1.PodSucceeded
+		case pod.Spec.RestartPolicy == corev1.RestartPolicyNever:
+			phase = corev1.PodFailed
+		default:
+			phase = corev1.PodRunning
+		}
+	default:
+		phase = corev1.PodPending
+	}
+	if terminal && phase != corev1.PodSucceeded && phase != corev1.PodFailed {
+		phase = corev1.PodFailed // TerminatePod: every terminated pod ends in a terminal phase
+	}
+	return phase
+}
+
+// containersReady is GenerateContainersReadyCondition; the Ready condition
+// copies it (readiness gates are not simulated).
+func containersReady(pod *corev1.Pod, statuses []corev1.ContainerStatus, phase corev1.PodPhase) corev1.PodCondition {
+	switch phase {
+	case corev1.PodSucceeded:
+		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: reasonPodCompleted}
+	case corev1.PodFailed:
+		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: reasonPodFailed}
+	}
+	var unready []string
+	for _, c := range pod.Spec.Containers {
+		for _, cs := range statuses {
+			if cs.Name == c.Name && !cs.Ready {
+				unready = append(unready, c.Name)
+			}
+		}
+	}
+	if len(unready) > 0 {
+		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: reasonContainersNotReady,
+			Message: fmt.Sprintf("containers with unready status: %s", unready)}
+	}
+	return corev1.PodCondition{Status: corev1.ConditionTrue}
+}
+
+// conditionByKubelet is kubetypes.PodConditionByKubelet.
+func conditionByKubelet(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReadyToStartContainers:
+		return true
+	}
+	return false
+}
+
+func boolStatus(b bool) corev1.ConditionStatus {
+	if b {
+		return corev1.ConditionTrue
+	}
+	return corev1.ConditionFalse
+}
+
+func timePtr(t sim.Tick) *metav1.Time {
+	mt := metav1.NewTime(t.Time())
+	return &mt
+}
+
+// qosClass is v1qos.GetPodQOS, for pods whose status does not carry it yet.
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
+	requests, limits := 0, 0
+	guaranteed := true
+	containers := append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...)
+	for _, c := range containers {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[r]
+			lim, hasLim := c.Resources.Limits[r]
+			if hasReq && !req.IsZero() {
+				requests++
+			}
+			if hasLim && !lim.IsZero() {
+				limits++
+			}
+			if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case requests == 0 && limits == 0:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	default:
+		return corev1.PodQOSBurstable
+	}
+}
