@@ -2,6 +2,8 @@ package controller
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,14 +25,15 @@ import (
 // behind a real API server, objects put in place by the test, and the API
 // actions a Reconcile made, read back from the store's history.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	env  component.Env
 	seen int64 // store revision up to which actions were read
+	fed  int64 // store revision up to which settle delivered events
 }
 
 var setup = apiserver.Actor{Component: "test"}
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	loop := sim.NewLoop()
 	st := store.New()
@@ -42,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 		f.create(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
-	f.seen = st.Rev()
+	f.seen, f.fed = st.Rev(), st.Rev()
 	return f
 }
 
@@ -96,11 +99,21 @@ func (f *fixture) actions() []string {
 	return out
 }
 
-// events lists the Kubernetes Events recorded so far as "Reason: message".
+// eventObjects lists the Kubernetes Events recorded so far, oldest first.
+func (f *fixture) eventObjects() []*corev1.Event {
+	var out []*corev1.Event
+	for _, o := range f.env.Store.List(kinds.Event, "") {
+		out = append(out, o.(*corev1.Event))
+	}
+	rv := func(e *corev1.Event) int { n, _ := strconv.Atoi(e.ResourceVersion); return n }
+	sort.Slice(out, func(i, j int) bool { return rv(out[i]) < rv(out[j]) })
+	return out
+}
+
+// events lists the Kubernetes Events as "Reason: message", oldest first.
 func (f *fixture) events() []string {
 	var out []string
-	for _, o := range f.env.Store.List(kinds.Event, "") {
-		e := o.(*corev1.Event)
+	for _, e := range f.eventObjects() {
 		out = append(out, e.Reason+": "+e.Message)
 	}
 	return out
@@ -126,14 +139,14 @@ func (f *fixture) feed(from int64, rs ...component.Reactor) {
 }
 
 // settle feeds and works the reactors until they are quiet, as the engine
-// does at one instant.
+// does at one instant. Every write since the last settle is delivered,
+// setup included.
 func (f *fixture) settle(rs ...component.Reactor) {
-	from := f.seen
-	for steps := 0; steps < 100000; steps++ {
-		if f.env.Store.Rev() > from {
-			to := f.env.Store.Rev()
-			f.feed(from, rs...)
-			from = to
+	f.t.Helper()
+	for steps := 0; steps < 1_000_000; steps++ {
+		if to := f.env.Store.Rev(); to > f.fed {
+			f.feed(f.fed, rs...)
+			f.fed = to
 			continue
 		}
 		worked := false
@@ -148,6 +161,19 @@ func (f *fixture) settle(rs ...component.Reactor) {
 		}
 	}
 	f.t.Fatal("reactors did not settle")
+}
+
+// advance moves virtual time by d, firing timers and settling after each.
+func (f *fixture) advance(d sim.Tick, rs ...component.Reactor) {
+	f.t.Helper()
+	f.settle(rs...)
+	limit := f.env.Loop.Now() + d
+	for f.env.Loop.FireNext(limit) {
+		f.settle(rs...)
+	}
+	if limit > f.env.Loop.Now() {
+		f.env.Loop.SetNow(limit)
+	}
 }
 
 // Builders in the style of kube's scheduler testing wrappers.
