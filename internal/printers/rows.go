@@ -29,44 +29,38 @@ func init() {
 	register(kinds.Pod, &table{columns: []column{
 		{name: "Name"}, {name: "Ready"}, {name: "Status"}, {name: "Restarts"}, {name: "Age"},
 		{name: "IP", wide: true}, {name: "Node", wide: true}, {name: "Nominated Node", wide: true}, {name: "Readiness Gates", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string { return podRow(o.(*corev1.Pod), now, wide) }})
+	}, row: func(o kinds.Object, now time.Time) []string { return podRow(o.(*corev1.Pod), now) }})
 
 	register(kinds.Deployment, &table{columns: []column{
 		{name: "Name"}, {name: "Ready"}, {name: "Up-to-date"}, {name: "Available"}, {name: "Age"},
 		{name: "Containers", wide: true}, {name: "Images", wide: true}, {name: "Selector", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string {
+	}, row: func(o kinds.Object, now time.Time) []string {
 		d := o.(*appsv1.Deployment)
 		cells := []string{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),
 			itoa(d.Status.UpdatedReplicas), itoa(d.Status.AvailableReplicas), since(d.CreationTimestamp.Time, now)}
-		if wide {
-			names, images := layoutContainerCells(d.Spec.Template.Spec.Containers)
-			sel := "<invalid>"
-			if s, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
-				sel = s.String()
-			}
-			cells = append(cells, names, images, sel)
+		names, images := layoutContainerCells(d.Spec.Template.Spec.Containers)
+		sel := "<invalid>"
+		if s, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
+			sel = s.String()
 		}
-		return cells
+		return append(cells, names, images, sel)
 	}})
 
 	register(kinds.ReplicaSet, &table{columns: []column{
 		{name: "Name"}, {name: "Desired"}, {name: "Current"}, {name: "Ready"}, {name: "Age"},
 		{name: "Containers", wide: true}, {name: "Images", wide: true}, {name: "Selector", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string {
+	}, row: func(o kinds.Object, now time.Time) []string {
 		rs := o.(*appsv1.ReplicaSet)
 		cells := []string{rs.Name, itoa(replicas(rs.Spec.Replicas)), itoa(rs.Status.Replicas), itoa(rs.Status.ReadyReplicas),
 			since(rs.CreationTimestamp.Time, now)}
-		if wide {
-			names, images := layoutContainerCells(rs.Spec.Template.Spec.Containers)
-			cells = append(cells, names, images, metav1.FormatLabelSelector(rs.Spec.Selector))
-		}
-		return cells
+		names, images := layoutContainerCells(rs.Spec.Template.Spec.Containers)
+		return append(cells, names, images, metav1.FormatLabelSelector(rs.Spec.Selector))
 	}})
 
 	register(kinds.Service, &table{columns: []column{
 		{name: "Name"}, {name: "Type"}, {name: "Cluster-IP"}, {name: "External-IP"}, {name: "Port(s)"}, {name: "Age"},
 		{name: "Selector", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string {
+	}, row: func(o kinds.Object, now time.Time) []string {
 		svc := o.(*corev1.Service)
 		internalIP := "<none>"
 		if len(svc.Spec.ClusterIPs) > 0 {
@@ -76,34 +70,31 @@ func init() {
 		if ports == "" {
 			ports = "<none>"
 		}
-		cells := []string{svc.Name, string(svc.Spec.Type), internalIP, serviceExternalIP(svc, wide), ports, since(svc.CreationTimestamp.Time, now)}
-		if wide {
-			cells = append(cells, labels.FormatLabels(svc.Spec.Selector))
-		}
-		return cells
+		return []string{svc.Name, string(svc.Spec.Type), internalIP, serviceExternalIP(svc), ports, since(svc.CreationTimestamp.Time, now),
+			labels.FormatLabels(svc.Spec.Selector)}
 	}})
 
 	register(kinds.Node, &table{columns: []column{
 		{name: "Name"}, {name: "Status"}, {name: "Roles"}, {name: "Age"}, {name: "Version"},
 		{name: "Internal-IP", wide: true}, {name: "External-IP", wide: true}, {name: "OS-Image", wide: true},
 		{name: "Kernel-Version", wide: true}, {name: "Container-Runtime", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string { return nodeRow(o.(*corev1.Node), now, wide) }})
+	}, row: func(o kinds.Object, now time.Time) []string { return nodeRow(o.(*corev1.Node), now) }})
 
 	register(kinds.Event, &table{columns: []column{
 		{name: "Last Seen"}, {name: "Type"}, {name: "Reason"}, {name: "Object"},
 		{name: "Subobject", wide: true}, {name: "Source", wide: true},
 		{name: "Message"},
 		{name: "First Seen", wide: true}, {name: "Count", wide: true}, {name: "Name", wide: true},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string { return eventRow(o.(*corev1.Event), now) }})
+	}, row: func(o kinds.Object, now time.Time) []string { return eventRow(o.(*corev1.Event), now) }})
 
 	register(kinds.Namespace, &table{columns: []column{{name: "Name"}, {name: "Status"}, {name: "Age"}},
-		row: func(o kinds.Object, now time.Time, wide bool) []string {
+		row: func(o kinds.Object, now time.Time) []string {
 			ns := o.(*corev1.Namespace)
 			return []string{ns.Name, string(ns.Status.Phase), since(ns.CreationTimestamp.Time, now)}
 		}})
 
 	register(kinds.Lease, &table{columns: []column{{name: "Name"}, {name: "Holder"}, {name: "Age"}},
-		row: func(o kinds.Object, now time.Time, wide bool) []string {
+		row: func(o kinds.Object, now time.Time) []string {
 			l := o.(*coordinationv1.Lease)
 			holder := ""
 			if l.Spec.HolderIdentity != nil {
@@ -114,14 +105,14 @@ func init() {
 
 	register(kinds.EndpointSlice, &table{columns: []column{
 		{name: "Name"}, {name: "AddressType"}, {name: "Ports"}, {name: "Endpoints"}, {name: "Age"},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string {
+	}, row: func(o kinds.Object, now time.Time) []string {
 		s := o.(*discoveryv1.EndpointSlice)
 		return []string{s.Name, string(s.AddressType), endpointSlicePorts(s.Ports), endpointSliceEndpoints(s.Endpoints), since(s.CreationTimestamp.Time, now)}
 	}})
 
 	register(kinds.HPA, &table{columns: []column{
 		{name: "Name"}, {name: "Reference"}, {name: "Targets"}, {name: "MinPods"}, {name: "MaxPods"}, {name: "Replicas"}, {name: "Age"},
-	}, row: func(o kinds.Object, now time.Time, wide bool) []string {
+	}, row: func(o kinds.Object, now time.Time) []string {
 		h := o.(*autoscalingv2.HorizontalPodAutoscaler)
 		minPods := "<unset>"
 		if h.Spec.MinReplicas != nil {
@@ -297,10 +288,10 @@ func podConditionTrue(pod *corev1.Pod, t corev1.PodConditionType) bool {
 	return false
 }
 
-func podRow(pod *corev1.Pod, now time.Time, wide bool) []string {
+func podRow(pod *corev1.Pod, now time.Time) []string {
 	ready, total, reason, restarts := podSummary(pod)
 	cells := []string{pod.Name, fmt.Sprintf("%d/%d", ready, total), reason, restarts.cell(now), since(pod.CreationTimestamp.Time, now)}
-	if wide {
+	{
 		podIP := "<none>"
 		if len(pod.Status.PodIPs) > 0 && pod.Status.PodIPs[0].IP != "" {
 			podIP = pod.Status.PodIPs[0].IP
@@ -361,10 +352,11 @@ func servicePorts(ports []corev1.ServicePort) string {
 	return strings.Join(pieces, ",")
 }
 
-// loadBalancerWidth is where EXTERNAL-IP is cut without -o wide.
-const loadBalancerWidth = 16
-
-func loadBalancerStatus(s corev1.LoadBalancerStatus, wide bool) string {
+// loadBalancerStatus joins a load balancer's addresses. printers.go cuts
+// them at 16 characters unless asked for wide output, but the API server
+// always asks for wide (its TableConvertor passes Wide: true), so kubectl
+// never shows the cut; neither does kubeloop.
+func loadBalancerStatus(s corev1.LoadBalancerStatus) string {
 	set := map[string]bool{}
 	for _, in := range s.Ingress {
 		if in.IP != "" {
@@ -378,14 +370,10 @@ func loadBalancerStatus(s corev1.LoadBalancerStatus, wide bool) string {
 		list = append(list, k)
 	}
 	sort.Strings(list)
-	r := strings.Join(list, ",")
-	if !wide && len(r) > loadBalancerWidth {
-		r = r[:loadBalancerWidth-3] + "..."
-	}
-	return r
+	return strings.Join(list, ",")
 }
 
-func serviceExternalIP(svc *corev1.Service, wide bool) string {
+func serviceExternalIP(svc *corev1.Service) string {
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort:
 		if len(svc.Spec.ExternalIPs) > 0 {
@@ -393,7 +381,7 @@ func serviceExternalIP(svc *corev1.Service, wide bool) string {
 		}
 		return "<none>"
 	case corev1.ServiceTypeLoadBalancer:
-		lbIPs := loadBalancerStatus(svc.Status.LoadBalancer, wide)
+		lbIPs := loadBalancerStatus(svc.Status.LoadBalancer)
 		if len(svc.Spec.ExternalIPs) > 0 {
 			var results []string
 			if lbIPs != "" {
@@ -457,18 +445,15 @@ func nodeRoles(node *corev1.Node) []string {
 	return roles
 }
 
-func nodeRow(node *corev1.Node, now time.Time, wide bool) []string {
+func nodeRow(node *corev1.Node, now time.Time) []string {
 	roles := strings.Join(nodeRoles(node), ",")
 	if roles == "" {
 		roles = "<none>"
 	}
-	cells := []string{node.Name, NodeStatus(node), roles, since(node.CreationTimestamp.Time, now), node.Status.NodeInfo.KubeletVersion}
-	if wide {
-		info := node.Status.NodeInfo
-		cells = append(cells, nodeAddress(node, corev1.NodeInternalIP), nodeAddress(node, corev1.NodeExternalIP),
-			orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion))
-	}
-	return cells
+	info := node.Status.NodeInfo
+	return []string{node.Name, NodeStatus(node), roles, since(node.CreationTimestamp.Time, now), info.KubeletVersion,
+		nodeAddress(node, corev1.NodeInternalIP), nodeAddress(node, corev1.NodeExternalIP),
+		orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}
 }
 
 func nodeAddress(node *corev1.Node, t corev1.NodeAddressType) string {
@@ -605,7 +590,9 @@ func hpaTargets(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.Metri
 		case autoscalingv2.ExternalMetricSourceType:
 			if spec.External.Target.AverageValue != nil {
 				current := "<unknown>"
-				if has(func(s *autoscalingv2.MetricStatus) bool { return s.External != nil && s.External.Current.AverageValue != nil }) {
+				if has(func(s *autoscalingv2.MetricStatus) bool {
+					return s.External != nil && s.External.Current.AverageValue != nil
+				}) {
 					current = statuses[i].External.Current.AverageValue.String()
 				}
 				list = append(list, fmt.Sprintf("%s/%s (avg)", current, spec.External.Target.AverageValue.String()))
@@ -625,7 +612,9 @@ func hpaTargets(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.Metri
 		case autoscalingv2.ObjectMetricSourceType:
 			if spec.Object.Target.AverageValue != nil {
 				current := "<unknown>"
-				if has(func(s *autoscalingv2.MetricStatus) bool { return s.Object != nil && s.Object.Current.AverageValue != nil }) {
+				if has(func(s *autoscalingv2.MetricStatus) bool {
+					return s.Object != nil && s.Object.Current.AverageValue != nil
+				}) {
 					current = statuses[i].Object.Current.AverageValue.String()
 				}
 				list = append(list, fmt.Sprintf("%s/%s (avg)", current, spec.Object.Target.AverageValue.String()))

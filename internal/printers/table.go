@@ -38,11 +38,14 @@ type column struct {
 	wide bool   // priority 1: only with -o wide
 }
 
-// table is a kind's columns and the function that computes one row's cells
-// (all cells, wide ones included, in column order).
+// table is a kind's columns and the function that computes one row's cells:
+// all of them, wide ones included, in column order, as the API server
+// computes them for kubectl (its TableConvertor always asks the printers
+// for wide output; kubectl drops the priority-1 columns it was not asked
+// for).
 type table struct {
 	columns []column
-	row     func(obj kinds.Object, now time.Time, wide bool) []string
+	row     func(obj kinds.Object, now time.Time) []string
 }
 
 var tables = map[*kinds.Kind]*table{}
@@ -110,7 +113,7 @@ func PrintTable(w io.Writer, k *kinds.Kind, objs []kinds.Object, opts Options) e
 		}
 	}
 	for _, obj := range objs {
-		cells := t.row(obj, opts.Now, opts.Wide)
+		cells := t.row(obj, opts.Now)
 		buf = buf[:0]
 		first := true
 		sep := func() {
