@@ -381,3 +381,20 @@ func TestLogsErrors(t *testing.T) {
 		t.Errorf("Logs of a missing pod: %v", err)
 	}
 }
+
+func TestSecondDeleteShortensGracePeriod(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), 1)
+	h.addNode("n1", true)
+	h.createPod(podOpts{name: "sleeper", images: []string{"busybox:1.37"}, command: []string{"sleep", "3600"}})
+	h.bind("sleeper", "n1")
+	h.advanceUntil(h.ready("sleeper"), time30s)
+	h.deletePod("sleeper", nil)
+	start := h.loop.Now()
+	h.advance(3 * sim.Second)
+	five := int64(5)
+	h.deletePod("sleeper", &five)
+	h.advanceUntil(func() bool { return h.pod("sleeper") == nil }, time30s)
+	if got := h.loop.Now() - start; got != 5*sim.Second {
+		t.Errorf("pod gone %s after the first delete; want 5s, the second delete's grace period", got)
+	}
+}

@@ -684,12 +684,18 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 		st.PodIP = ip
 		st.PodIPs = []corev1.PodIP{{IP: ip}}
 	}
+	// What others own in status stays: the scheduler's nominated node, and
+	// the phase's reason and message while the phase holds.
+	st.NominatedNodeName = pod.Status.NominatedNodeName
 	st.ContainerStatuses = make([]corev1.ContainerStatus, len(p.ctrs))
 	for i, c := range p.ctrs {
 		st.ContainerStatuses[i] = k.containerStatus(c, terminal)
 	}
 	sortContainerStatuses(st.ContainerStatuses)
 	st.Phase = podPhase(pod, st.ContainerStatuses, terminal)
+	if st.Phase == pod.Status.Phase {
+		st.Reason, st.Message = pod.Status.Reason, pod.Status.Message
+	}
 
 	now := metav1.NewTime(k.now().Time())
 	conds := make([]corev1.PodCondition, 0, len(pod.Status.Conditions)+5)
