@@ -1,0 +1,63 @@
+package apiserver
+
+import (
+	"hash/fnv"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+// eventCorrelationIndex files Events by a hash of what makes two events the
+// same occurrence: involved object, source, type, reason and message.
+const eventCorrelationIndex = "apiserver/event-correlation"
+
+func correlationKey(uid types.UID, source, eventType, reason, message string) string {
+	h := fnv.New64a()
+	for _, s := range []string{string(uid), source, eventType, reason, message} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func eventCorrelationKeys(o kinds.Object) []string {
+	ev := o.(*corev1.Event)
+	return []string{correlationKey(ev.InvolvedObject.UID, ev.Source.Component, ev.Type, ev.Reason, ev.Message)}
+}
+
+// RecordEventCorrelated records an Event as RecordEvent does, except that an
+// event identical to one already recorded (same object, source, type, reason
+// and message) bumps that Event's count and lastTimestamp instead of
+// creating another, as client-go's EventCorrelator does: a scheduler retrying
+// an unschedulable pod leaves one FailedScheduling event whose count grows,
+// not a new Event per attempt.
+func (s *Server) RecordEventCorrelated(a Actor, source string, obj kinds.Object, eventType, reason, message string) {
+	if !s.store.HasIndex(kinds.Event, eventCorrelationIndex) {
+		s.store.AddIndex(kinds.Event, eventCorrelationIndex, eventCorrelationKeys)
+	}
+	key := correlationKey(obj.GetUID(), source, eventType, reason, message)
+	var latest *corev1.Event
+	for _, o := range s.store.ByIndex(kinds.Event, eventCorrelationIndex, key) {
+		ev := o.(*corev1.Event)
+		if ev.InvolvedObject.UID != obj.GetUID() || ev.Source.Component != source || ev.Type != eventType ||
+			ev.Reason != reason || ev.Message != message {
+			continue // a hash collision
+		}
+		if latest == nil || latest.LastTimestamp.Before(&ev.LastTimestamp) {
+			latest = ev
+		}
+	}
+	if latest == nil {
+		s.RecordEvent(a, source, obj, eventType, reason, message)
+		return
+	}
+	upd := latest.DeepCopy()
+	upd.Count++
+	upd.LastTimestamp = s.now()
+	if _, err := s.Update(a, upd); err != nil {
+		panic("apiserver: updating event: " + err.Error())
+	}
+}

@@ -1,0 +1,315 @@
+package scheduler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+)
+
+// cache is the scheduler's own view of the cluster, kept up to date from
+// watch events (kube's internal/cache): a NodeInfo per node with running
+// sums of its pods' requests, the node list in the order the filters scan
+// it, and the cluster-wide image summaries. A scheduling attempt reads it
+// and never lists pods.
+type cache struct {
+	nodes  map[string]*framework.NodeInfo
+	tree   nodeTree
+	list   []*framework.NodeInfo // the nodes in tree order; nil when stale
+	pods   map[types.UID]*cachedPod
+	images map[string]*imageState
+}
+
+type cachedPod struct {
+	info *framework.PodInfo
+	node string
+}
+
+type imageState struct {
+	summary *framework.ImageStateSummary
+	nodes   map[string]struct{}
+}
+
+func newCache() *cache {
+	return &cache{
+		nodes:  map[string]*framework.NodeInfo{},
+		tree:   nodeTree{byZone: map[string][]string{}},
+		pods:   map[types.UID]*cachedPod{},
+		images: map[string]*imageState{},
+	}
+}
+
+// NodeInfos lists the nodes in the node tree's order: zones round robin,
+// each zone's nodes in the order they joined (kube's nodeTree.list), so that
+// the filters' scan spreads over zones.
+func (c *cache) NodeInfos() []*framework.NodeInfo {
+	if c.list == nil {
+		names := c.tree.list()
+		c.list = make([]*framework.NodeInfo, 0, len(names))
+		for _, n := range names {
+			c.list = append(c.list, c.nodes[n])
+		}
+	}
+	return c.list
+}
+
+// ImageState implements framework.ImageLister.
+func (c *cache) ImageState(name string) *framework.ImageStateSummary {
+	if st := c.images[name]; st != nil {
+		return st.summary
+	}
+	return nil
+}
+
+// NodeInfo returns a node's NodeInfo (nil if unknown or deleted).
+func (c *cache) NodeInfo(name string) *framework.NodeInfo {
+	if ni := c.nodes[name]; ni != nil && ni.Node() != nil {
+		return ni
+	}
+	return nil
+}
+
+func (c *cache) AddNode(n *corev1.Node) {
+	ni := c.nodes[n.Name]
+	if ni == nil {
+		ni = framework.NewNodeInfo(nil)
+		ni.ImageStates = map[string]*framework.ImageStateSummary{}
+		c.nodes[n.Name] = ni
+	}
+	if ni.Node() != nil {
+		c.UpdateNode(ni.Node(), n)
+		return
+	}
+	ni.SetNode(n)
+	c.tree.add(n)
+	c.list = nil
+	c.setImages(ni, nil, n)
+}
+
+func (c *cache) UpdateNode(old, n *corev1.Node) {
+	ni := c.nodes[n.Name]
+	if ni == nil || ni.Node() == nil {
+		c.AddNode(n)
+		return
+	}
+	prev := ni.Node()
+	ni.SetNode(n)
+	if zoneKey(prev) != zoneKey(n) {
+		c.tree.remove(prev)
+		c.tree.add(n)
+		c.list = nil
+	}
+	c.setImages(ni, prev, n)
+}
+
+func (c *cache) RemoveNode(n *corev1.Node) {
+	ni := c.nodes[n.Name]
+	if ni == nil || ni.Node() == nil {
+		return
+	}
+	c.setImages(ni, ni.Node(), nil)
+	c.tree.remove(ni.Node())
+	c.list = nil
+	ni.RemoveNode()
+	if len(ni.Pods) == 0 {
+		delete(c.nodes, n.Name)
+	}
+}
+
+// setImages moves the node's image entries from old's status.images to
+// new's, keeping every image's NumNodes current.
+func (c *cache) setImages(ni *framework.NodeInfo, old, n *corev1.Node) {
+	var oldImgs, newImgs []corev1.ContainerImage
+	if old != nil {
+		oldImgs = old.Status.Images
+	}
+	if n != nil {
+		newImgs = n.Status.Images
+	}
+	if sameImages(oldImgs, newImgs) {
+		return
+	}
+	name := ""
+	if n != nil {
+		name = n.Name
+	} else {
+		name = old.Name
+	}
+	for _, img := range oldImgs {
+		for _, in := range img.Names {
+			st := c.images[in]
+			if st == nil {
+				continue
+			}
+			if _, ok := st.nodes[name]; ok {
+				delete(st.nodes, name)
+				st.summary.NumNodes--
+			}
+			delete(ni.ImageStates, in)
+			if len(st.nodes) == 0 {
+				delete(c.images, in)
+			}
+		}
+	}
+	for _, img := range newImgs {
+		for _, in := range img.Names {
+			st := c.images[in]
+			if st == nil {
+				st = &imageState{summary: &framework.ImageStateSummary{}, nodes: map[string]struct{}{}}
+				c.images[in] = st
+			}
+			st.summary.Size = img.SizeBytes
+			if _, ok := st.nodes[name]; !ok {
+				st.nodes[name] = struct{}{}
+				st.summary.NumNodes++
+			}
+			ni.ImageStates[in] = st.summary
+		}
+	}
+}
+
+func sameImages(a, b []corev1.ContainerImage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].SizeBytes != b[i].SizeBytes || len(a[i].Names) != len(b[i].Names) {
+			return false
+		}
+		for j := range a[i].Names {
+			if a[i].Names[j] != b[i].Names[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// AddPod accounts a pod bound to a node; it returns the PodInfo, or nil if
+// the pod was already accounted.
+func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
+	if _, ok := c.pods[p.UID]; ok {
+		return nil
+	}
+	pi := framework.NewPodInfo(p)
+	c.pods[p.UID] = &cachedPod{info: pi, node: p.Spec.NodeName}
+	ni := c.nodes[p.Spec.NodeName]
+	if ni == nil {
+		// A pod bound to a node the scheduler has not seen: keep its
+		// NodeInfo, without a node, so its requests count when it comes.
+		ni = framework.NewNodeInfo(nil)
+		ni.ImageStates = map[string]*framework.ImageStateSummary{}
+		c.nodes[p.Spec.NodeName] = ni
+	}
+	ni.AddPod(pi)
+	return pi
+}
+
+// UpdatePod replaces an accounted pod's version and reports whether its
+// requests went down (an in-place scale-down frees room).
+func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
+	cp := c.pods[p.UID]
+	if cp == nil {
+		c.AddPod(p)
+		return false
+	}
+	ni := c.nodes[cp.node]
+	old := cp.info.Requests
+	ni.RemovePod(cp.info)
+	cp.info.Update(p)
+	ni.AddPod(cp.info)
+	r := cp.info.Requests
+	return r.MilliCPU < old.MilliCPU || r.Memory < old.Memory || r.EphemeralStorage < old.EphemeralStorage
+}
+
+// RemovePod forgets an accounted pod and reports whether it was accounted.
+func (c *cache) RemovePod(p *corev1.Pod) bool {
+	cp := c.pods[p.UID]
+	if cp == nil {
+		return false
+	}
+	delete(c.pods, p.UID)
+	ni := c.nodes[cp.node]
+	ni.RemovePod(cp.info)
+	if ni.Node() == nil && len(ni.Pods) == 0 {
+		delete(c.nodes, cp.node)
+	}
+	return true
+}
+
+// nodeTree keeps node names per zone, zones in the order they first
+// appeared and nodes in the order they joined (kube's internal/cache
+// node_tree.go).
+type nodeTree struct {
+	zones  []string
+	byZone map[string][]string
+	n      int
+}
+
+// zoneKey is kube's utilnode.GetZoneKey: region and zone, "" without them.
+func zoneKey(n *corev1.Node) string {
+	region, zone := n.Labels[corev1.LabelTopologyRegion], n.Labels[corev1.LabelTopologyZone]
+	if region == "" {
+		region = n.Labels[corev1.LabelFailureDomainBetaRegion]
+	}
+	if zone == "" {
+		zone = n.Labels[corev1.LabelFailureDomainBetaZone]
+	}
+	if region == "" && zone == "" {
+		return ""
+	}
+	return region + ":\x00:" + zone
+}
+
+func (t *nodeTree) add(n *corev1.Node) {
+	z := zoneKey(n)
+	names, ok := t.byZone[z]
+	if !ok {
+		t.zones = append(t.zones, z)
+	}
+	for _, x := range names {
+		if x == n.Name {
+			return
+		}
+	}
+	t.byZone[z] = append(names, n.Name)
+	t.n++
+}
+
+func (t *nodeTree) remove(n *corev1.Node) {
+	z := zoneKey(n)
+	names := t.byZone[z]
+	for i, x := range names {
+		if x != n.Name {
+			continue
+		}
+		names = append(names[:i], names[i+1:]...)
+		t.n--
+		if len(names) > 0 {
+			t.byZone[z] = names
+			return
+		}
+		delete(t.byZone, z)
+		for j, zz := range t.zones {
+			if zz == z {
+				t.zones = append(t.zones[:j], t.zones[j+1:]...)
+				break
+			}
+		}
+		return
+	}
+}
+
+// list interleaves the zones: the first node of each zone, then the second
+// of each, and so on.
+func (t *nodeTree) list() []string {
+	out := make([]string, 0, t.n)
+	for i := 0; len(out) < t.n; i++ {
+		for _, z := range t.zones {
+			if names := t.byZone[z]; i < len(names) {
+				out = append(out, names[i])
+			}
+		}
+	}
+	return out
+}

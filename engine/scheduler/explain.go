@@ -1,0 +1,332 @@
+package scheduler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+// MaxScorePlugins is how many score plugins a NodeRecord can hold.
+const MaxScorePlugins = 8
+
+// Explanation limits: the last DefaultAttemptsPerPod attempts of each pod
+// are remembered (until the pod is deleted), and per-node detail for the
+// most recent DefaultNodeRecords node evaluations cluster-wide. The second
+// bound keeps a 5,000-node cluster scheduling 50,000 pods from keeping 25
+// million node records: older attempts keep their summary only.
+const (
+	DefaultAttemptsPerPod = 3
+	DefaultNodeRecords    = 1 << 16
+)
+
+// NodeRecord is what one attempt did with one node.
+type NodeRecord struct {
+	Node string
+	// Filter is the position (in Decision.Filters) of the filter that
+	// rejected the node, or -1 if the node passed every filter.
+	Filter int8
+	// Scored is set when the node was scored.
+	Scored bool
+	// Status is the rejecting filter's status.
+	Status *framework.Status
+	// Raw and Score are each score plugin's raw and normalised score, in
+	// Decision.Scorers order.
+	Raw   [MaxScorePlugins]int32
+	Score [MaxScorePlugins]uint8
+}
+
+// Scorer is one score plugin as a decision used it.
+type Scorer struct {
+	Name    string
+	Weight  int64
+	Skipped bool // PreScore said Skip for this pod
+}
+
+// profileInfo is what a decision needs to know of the profile, shared by
+// every decision.
+type profileInfo struct {
+	filters   []string
+	filterIdx []int    // profile index of each filter
+	filterPos [64]int8 // profile index -> position among the filters
+	scorers   []framework.ScoreEntry
+}
+
+// Decision is the record of one scheduling attempt, what `why pod/X`
+// explains: the outcome, how many nodes were looked at and why, and (while
+// kept) each evaluated node's fate.
+type Decision struct {
+	Pod     string // namespace/name
+	Attempt int
+	Time    sim.Tick
+	// Node is the chosen node ("" if the attempt failed); Score its total.
+	Node  string
+	Score int64
+	// Ties counts the nodes sharing the top total (the pick among them was
+	// uniform, from the scheduler's seeded source).
+	Ties int
+	// AllNodes is the cluster's node count; Candidates the nodes left after
+	// PreFilter; ToFind how many feasible nodes the scan stopped at
+	// (percentageOfNodesToScore), Percentage the percentage used (0: all
+	// nodes, fewer than 100); Start the index the scan started at.
+	AllNodes, Candidates, ToFind int
+	Percentage                   int32
+	Start                        int
+	// Evaluated nodes ran the filters; Feasible passed them; Scored were
+	// scored (0 when a single feasible node is taken without scoring).
+	Evaluated, Feasible, Scored int
+	// Message is the FitError (or error) of a failed attempt.
+	Message string
+	// Filters and Scorers are the profile's, in the order they ran.
+	Filters     []string
+	SkipFilters []bool
+	Scorers     []Scorer
+	// Nodes are the per-node records, in evaluation order; nil when no
+	// longer kept (see DefaultNodeRecords).
+	Nodes []NodeRecord
+
+	prof                  *profileInfo
+	skipFilter, skipScore framework.PluginSet
+	pos                   uint64 // first node record in the ring
+	n                     int    // number of node records
+	scorePos              uint64 // first score in the score rings
+	nScores               int    // number of scores (scorers × scored nodes)
+}
+
+// fill sets the exported profile views from the shared profile.
+func (d *Decision) fill() {
+	p := d.prof
+	d.Filters = p.filters
+	d.SkipFilters = make([]bool, len(p.filters))
+	for i, idx := range p.filterIdx {
+		d.SkipFilters[i] = d.skipFilter.Has(idx)
+	}
+	d.Scorers = make([]Scorer, len(p.scorers))
+	for i, e := range p.scorers {
+		d.Scorers[i] = Scorer{Name: e.Plugin.Name(), Weight: e.Weight, Skipped: d.skipScore.Has(e.Index)}
+	}
+}
+
+// nodeRec is the compact form a node's fate takes in the ring.
+type nodeRec struct {
+	node   string
+	status *framework.Status
+	filter int8
+}
+
+// explainStore keeps the decisions of each pod and, in two rings shared by
+// all pods, the per-node records of recent attempts: one nodeRec per
+// evaluated node, and the raw and normalised scores (plugin-major) of the
+// scored ones. Writing a record never allocates; old records are simply
+// overwritten, and a decision whose records were overwritten keeps its
+// summary only.
+type explainStore struct {
+	ring      []nodeRec
+	head      uint64 // the position the next node record takes
+	raw       []int32
+	norm      []uint8
+	scoreHead uint64
+	perPod    int
+	history   map[string][]Decision // namespace/name -> attempts, oldest first
+}
+
+func newExplainStore(records, perPod int) *explainStore {
+	size := 1
+	for size < records {
+		size <<= 1
+	}
+	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
+		perPod: perPod, history: map[string][]Decision{}}
+}
+
+// next hands out the node record at the head of the ring.
+func (x *explainStore) next() (*nodeRec, uint64) {
+	pos := x.head
+	r := &x.ring[pos&uint64(len(x.ring)-1)]
+	x.head++
+	return r, pos
+}
+
+func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x.ring)-1)] }
+
+// putScores appends one plugin's raw and normalised scores.
+func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
+	mask := uint64(len(x.raw) - 1)
+	for i := range raw {
+		p := (x.scoreHead + uint64(i)) & mask
+		x.raw[p] = clamp32(raw[i])
+		x.norm[p] = uint8(norm[i].Score)
+	}
+	x.scoreHead += uint64(len(raw))
+}
+
+func (x *explainStore) kept(d *Decision) bool {
+	return d.n <= len(x.ring) && x.head-d.pos <= uint64(len(x.ring)) &&
+		d.nScores <= len(x.raw) && x.scoreHead-d.scorePos <= uint64(len(x.raw))
+}
+
+func (x *explainStore) add(d Decision) {
+	h := x.history[d.Pod]
+	if len(h) >= x.perPod {
+		copy(h, h[1:])
+		h = h[:len(h)-1]
+	}
+	x.history[d.Pod] = append(h, d)
+}
+
+func (x *explainStore) forget(key string) { delete(x.history, key) }
+
+// explain returns copies of a pod's decisions with the node records still
+// kept filled in.
+func (x *explainStore) explain(key string) []Decision {
+	h := x.history[key]
+	out := make([]Decision, len(h))
+	for i, d := range h {
+		d.fill()
+		if x.kept(&d) {
+			d.Nodes = make([]NodeRecord, d.n)
+			scored := 0
+			mask := uint64(len(x.raw) - 1)
+			for j := range d.Nodes {
+				r := x.at(d.pos + uint64(j))
+				d.Nodes[j] = NodeRecord{Node: r.node, Filter: r.filter, Status: r.status}
+				if r.filter >= 0 || d.Scored == 0 {
+					continue
+				}
+				nr := &d.Nodes[j]
+				nr.Scored = true
+				for p := range d.Scorers {
+					at := (d.scorePos + uint64(p*d.Scored+scored)) & mask
+					nr.Raw[p], nr.Score[p] = x.raw[at], x.norm[at]
+				}
+				scored++
+			}
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// String is the decision in one line.
+func (d *Decision) String() string {
+	if d.Node == "" {
+		return fmt.Sprintf("attempt %d at %s: pod %s not scheduled: %s", d.Attempt, d.Time, d.Pod, d.Message)
+	}
+	return fmt.Sprintf("attempt %d at %s: pod %s bound to %s (%s)", d.Attempt, d.Time, d.Pod, d.Node, d.Rank())
+}
+
+// Rank says how the chosen node compared: "score 496, highest of 3".
+func (d *Decision) Rank() string {
+	switch {
+	case d.Scored == 0:
+		return "the only feasible node, not scored"
+	case d.Ties > 1:
+		return fmt.Sprintf("score %d, tied with %d other nodes at the top of %d; picked at random", d.Score, d.Ties-1, d.Scored)
+	}
+	return fmt.Sprintf("score %d, highest of %d", d.Score, d.Scored)
+}
+
+// Scope explains how many nodes the attempt looked at, and why.
+func (d *Decision) Scope() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nodes in the cluster", d.AllNodes)
+	if d.Candidates != d.AllNodes {
+		fmt.Fprintf(&b, ", %d left by PreFilter", d.Candidates)
+	}
+	switch {
+	case d.AllNodes == 0:
+		return b.String()
+	case d.Percentage == 0:
+		fmt.Fprintf(&b, "; fewer than 100, so every node is checked")
+	default:
+		fmt.Fprintf(&b, "; percentageOfNodesToScore %d%%: stop after %d feasible nodes, scanning from node #%d", d.Percentage, d.ToFind, d.Start)
+	}
+	fmt.Fprintf(&b, "; %d evaluated, %d feasible, %d scored", d.Evaluated, d.Feasible, d.Scored)
+	return b.String()
+}
+
+// Describe renders the decision for a learner: the outcome, the scope, a
+// table of nodes × filters (who rejected each node, and why) and a table of
+// nodes × score plugins (raw → normalised × weight, and the total).
+func (d *Decision) Describe() string {
+	s := d.describe()
+	// The tables pad every cell; drop the padding at line ends.
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (d *Decision) describe() string {
+	var b strings.Builder
+	b.WriteString(d.String())
+	b.WriteString("\n  " + d.Scope() + "\n")
+	if d.Nodes == nil {
+		if d.n > 0 {
+			fmt.Fprintf(&b, "  (per-node detail no longer kept: kubeloop keeps it for the most recent %d node evaluations)\n", DefaultNodeRecords)
+		}
+		return b.String()
+	}
+	if len(d.Nodes) == 0 {
+		return b.String()
+	}
+	b.WriteString("  filters, in the order they run (a node stops at the first that rejects it):\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "    NODE\t%s\n", strings.Join(d.Filters, "\t"))
+	for _, r := range d.Nodes {
+		cells := make([]string, len(d.Filters))
+		for i := range cells {
+			switch {
+			case d.SkipFilters[i]:
+				cells[i] = "skip"
+			case r.Filter < 0 || i < int(r.Filter):
+				cells[i] = "pass"
+			case i == int(r.Filter):
+				cells[i] = r.Status.Message()
+			default:
+				cells[i] = "-"
+			}
+		}
+		fmt.Fprintf(tw, "    %s\t%s\n", r.Node, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	if d.Scored == 0 {
+		if d.Node != "" {
+			b.WriteString("  one feasible node: taken without scoring, as kube-scheduler does\n")
+		}
+		return b.String()
+	}
+	b.WriteString("  scores (raw → normalised ×weight):\n")
+	tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	names := make([]string, len(d.Scorers))
+	for i, s := range d.Scorers {
+		names[i] = s.Name
+	}
+	fmt.Fprintf(tw, "    NODE\t%s\tTOTAL\t\n", strings.Join(names, "\t"))
+	for _, r := range d.Nodes {
+		if !r.Scored {
+			continue
+		}
+		cells := make([]string, len(d.Scorers))
+		var total int64
+		for i, s := range d.Scorers {
+			if s.Skipped {
+				cells[i] = "skip"
+				continue
+			}
+			cells[i] = strconv.Itoa(int(r.Raw[i])) + " → " + strconv.Itoa(int(r.Score[i])) + " ×" + strconv.FormatInt(s.Weight, 10)
+			total += int64(r.Score[i]) * s.Weight
+		}
+		mark := ""
+		if r.Node == d.Node {
+			mark = "← chosen"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\n", r.Node, strings.Join(cells, "\t"), total, mark)
+	}
+	tw.Flush()
+	return b.String()
+}

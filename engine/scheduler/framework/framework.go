@@ -1,0 +1,343 @@
+package framework
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PluginConfig is one plugin of a profile, with its score weight (0 for
+// plugins that do not score, or whose score is not used).
+type PluginConfig struct {
+	Plugin Plugin
+	Weight int64
+}
+
+// maxPlugins is how many plugins a PluginSet can name.
+const maxPlugins = 64
+
+type filterEntry struct {
+	p   FilterPlugin
+	idx int
+}
+
+type preFilterEntry struct {
+	p   PreFilterPlugin
+	idx int
+}
+
+type preScoreEntry struct {
+	p   PreScorePlugin
+	idx int
+}
+
+// ScoreEntry is one score plugin of a profile as the framework runs it.
+type ScoreEntry struct {
+	Plugin ScorePlugin
+	Index  int // the plugin's index in the profile
+	Weight int64
+	ext    ScoreExtensions
+}
+
+type eventEntry struct {
+	reg    ClusterEventWithHint
+	plugin int
+}
+
+// Framework runs one scheduling profile: the plugins, in profile order, at
+// each extension point (kube's frameworkruntime.frameworkImpl).
+type Framework struct {
+	plugins    []Plugin
+	queueSort  QueueSortPlugin
+	preEnqueue []PreEnqueuePlugin
+	preFilter  []preFilterEntry
+	filter     []filterEntry
+	postFilter []PostFilterPlugin
+	preScore   []preScoreEntry
+	score      []ScoreEntry
+	events     []eventEntry
+}
+
+// New builds a framework from a profile. A profile must have exactly one
+// QueueSort plugin; a plugin appears at every extension point it implements.
+// Mistakes here are programming errors and panic.
+func New(profile []PluginConfig) *Framework {
+	if len(profile) > maxPlugins {
+		panic("framework: too many plugins")
+	}
+	f := &Framework{}
+	seen := map[string]bool{}
+	for i, pc := range profile {
+		p := pc.Plugin
+		if seen[p.Name()] {
+			panic("framework: plugin " + p.Name() + " listed twice")
+		}
+		seen[p.Name()] = true
+		f.plugins = append(f.plugins, p)
+		if qs, ok := p.(QueueSortPlugin); ok {
+			if f.queueSort != nil {
+				panic("framework: two QueueSort plugins")
+			}
+			f.queueSort = qs
+		}
+		if pe, ok := p.(PreEnqueuePlugin); ok {
+			f.preEnqueue = append(f.preEnqueue, pe)
+		}
+		if pf, ok := p.(PreFilterPlugin); ok {
+			f.preFilter = append(f.preFilter, preFilterEntry{pf, i})
+		}
+		if fp, ok := p.(FilterPlugin); ok {
+			f.filter = append(f.filter, filterEntry{fp, i})
+		}
+		if pf, ok := p.(PostFilterPlugin); ok {
+			f.postFilter = append(f.postFilter, pf)
+		}
+		if sp, ok := p.(ScorePlugin); ok && pc.Weight > 0 {
+			// Only weighted plugins score, as in kube's multiPoint profile.
+			if ps, ok := p.(PreScorePlugin); ok {
+				f.preScore = append(f.preScore, preScoreEntry{ps, i})
+			}
+			f.score = append(f.score, ScoreEntry{Plugin: sp, Index: i, Weight: pc.Weight, ext: sp.ScoreExtensions()})
+		}
+		if ee, ok := p.(EnqueueExtensions); ok {
+			for _, reg := range ee.EventsToRegister() {
+				f.events = append(f.events, eventEntry{reg: reg, plugin: i})
+			}
+		}
+	}
+	if f.queueSort == nil {
+		panic("framework: no QueueSort plugin")
+	}
+	return f
+}
+
+// Plugins lists the profile's plugins in order.
+func (f *Framework) Plugins() []Plugin { return f.plugins }
+
+// PluginNames names the plugins in a set, in profile order.
+func (f *Framework) PluginNames(s PluginSet) []string {
+	var out []string
+	for i, p := range f.plugins {
+		if s.Has(i) {
+			out = append(out, p.Name())
+		}
+	}
+	return out
+}
+
+// FilterPlugins lists the filter plugins in the order they run, with their
+// profile indexes.
+func (f *Framework) FilterPlugins() (names []string, indexes []int) {
+	for _, e := range f.filter {
+		names = append(names, e.p.Name())
+		indexes = append(indexes, e.idx)
+	}
+	return names, indexes
+}
+
+// ScorePlugins lists the weighted score plugins in the order they run.
+func (f *Framework) ScorePlugins() []ScoreEntry { return f.score }
+
+// HasScorePlugins reports whether any plugin scores.
+func (f *Framework) HasScorePlugins() bool { return len(f.score) > 0 }
+
+// Less orders the activeQ (the QueueSort plugin).
+func (f *Framework) Less(a, b *QueuedPodInfo) bool { return f.queueSort.Less(a, b) }
+
+// RunPreEnqueuePlugins returns the first PreEnqueue rejection, if any.
+func (f *Framework) RunPreEnqueuePlugins(pod *PodInfo) *Status {
+	for _, p := range f.preEnqueue {
+		if s := p.PreEnqueue(pod); !s.IsSuccess() {
+			return s
+		}
+	}
+	return nil
+}
+
+// RunPreFilterPlugins runs every PreFilter. A Skip marks that plugin's
+// Filter as skipped for this cycle; the first rejection stops the run. The
+// set returned names the plugins that rejected the pod or, on success, those
+// that narrowed the nodes (kube counts both as the attempt's unschedulable
+// plugins: the nodes they left out are theirs).
+func (f *Framework) RunPreFilterPlugins(state *CycleState, pod *PodInfo) (*PreFilterResult, *Status, PluginSet) {
+	var result *PreFilterResult
+	var narrowers PluginSet
+	var withNodes []string
+	for _, e := range f.preFilter {
+		r, s := e.p.PreFilter(state, pod)
+		switch {
+		case s.IsSkip():
+			state.SkipFilterPlugins = state.SkipFilterPlugins.With(e.idx)
+			continue
+		case !s.IsSuccess():
+			if s.IsRejected() {
+				return nil, s, PluginSet(0).With(e.idx)
+			}
+			return nil, s, 0
+		}
+		if r.AllNodes() {
+			continue
+		}
+		narrowers = narrowers.With(e.idx)
+		withNodes = append(withNodes, e.p.Name())
+		result = result.Merge(r)
+		if len(result.NodeNames) == 0 {
+			return nil, NewStatus(UnschedulableAndUnresolvable,
+				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", withNodes)), narrowers
+		}
+	}
+	return result, nil, narrowers
+}
+
+// RunFilterPlugins runs the filters on one node, in profile order, and
+// stops at the first rejection (as kube does since 1.2x): it returns the
+// status and the profile index of the plugin that rejected, or nil and -1.
+func (f *Framework) RunFilterPlugins(state *CycleState, pod *PodInfo, node *NodeInfo) (*Status, int) {
+	skip := state.SkipFilterPlugins
+	for i := range f.filter {
+		e := &f.filter[i]
+		if skip != 0 && skip.Has(e.idx) {
+			continue
+		}
+		if s := e.p.Filter(state, pod, node); s != nil && s.code != Success {
+			return s, e.idx
+		}
+	}
+	return nil, -1
+}
+
+// RunPostFilterPlugins runs the PostFilter plugins until one succeeds and
+// returns the messages of those that did not, joined.
+func (f *Framework) RunPostFilterPlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, m *NodeToStatus) *Status {
+	var msgs []string
+	code := Unschedulable
+	for _, p := range f.postFilter {
+		s := p.PostFilter(state, pod, nodes, m)
+		if s.IsSuccess() {
+			return s
+		}
+		if s.Code() == Error {
+			code = Error
+		}
+		msgs = append(msgs, s.Message())
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return NewStatus(code, strings.Join(msgs, " "))
+}
+
+// RunPreScorePlugins runs every PreScore; Skip marks that plugin's Score as
+// skipped for this cycle.
+func (f *Framework) RunPreScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo) *Status {
+	for _, e := range f.preScore {
+		s := e.p.PreScore(state, pod, nodes)
+		if s.IsSkip() {
+			state.SkipScorePlugins = state.SkipScorePlugins.With(e.idx)
+			continue
+		}
+		if !s.IsSuccess() {
+			return s
+		}
+	}
+	return nil
+}
+
+// Scores are the buffers of one scoring pass, reused from attempt to
+// attempt: per score plugin (in ScorePlugins order) the raw and the
+// normalised scores of each feasible node, and each node's weighted total.
+type Scores struct {
+	Raw    [][]int64
+	Scores []NodeScoreList
+	Totals []int64
+}
+
+// RunScorePlugins scores the feasible nodes with every score plugin not
+// skipped, normalises, checks the 0..100 range, and sums the weighted scores
+// into out.Totals.
+func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
+	n := len(nodes)
+	for len(out.Scores) < len(f.score) {
+		out.Scores = append(out.Scores, nil)
+		out.Raw = append(out.Raw, nil)
+	}
+	out.Totals = resize(out.Totals, n)
+	clear(out.Totals)
+	for pi := range f.score {
+		e := &f.score[pi]
+		scores := out.Scores[pi]
+		if cap(scores) < n {
+			scores = make(NodeScoreList, n)
+		}
+		scores = scores[:n]
+		out.Scores[pi] = scores
+		raw := resize(out.Raw[pi], n)
+		out.Raw[pi] = raw
+		if state.SkipScorePlugins.Has(e.Index) {
+			for i := range scores {
+				scores[i] = NodeScore{Name: nodes[i].Name()}
+				raw[i] = 0
+			}
+			continue
+		}
+		for i, node := range nodes {
+			s, st := e.Plugin.Score(state, pod, node)
+			if st != nil && st.code != Success {
+				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+			}
+			scores[i] = NodeScore{Name: node.Name(), Score: s}
+			raw[i] = s
+		}
+		if e.ext != nil {
+			if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
+				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+			}
+		}
+		w := e.Weight
+		totals := out.Totals[:len(scores)]
+		for i := range scores {
+			s := scores[i].Score
+			if s > MaxNodeScore || s < MinNodeScore {
+				return NewStatus(Error, fmt.Sprintf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					e.Plugin.Name(), s, MinNodeScore, MaxNodeScore))
+			}
+			totals[i] += s * w
+		}
+	}
+	return nil
+}
+
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	return s[:n]
+}
+
+// EventInterest returns the plugins that registered for an incoming event.
+func (f *Framework) EventInterest(in ClusterEvent) PluginSet {
+	var s PluginSet
+	for _, e := range f.events {
+		if e.reg.Event.Matches(in) {
+			s = s.With(e.plugin)
+		}
+	}
+	return s
+}
+
+// Hint asks the plugins in rejectors that registered for the event whether
+// it may make pod schedulable: Queue if any says so. A pod no plugin
+// rejected (an error, no nodes at all) is always worth retrying.
+func (f *Framework) Hint(rejectors PluginSet, pod *QueuedPodInfo, in ClusterEvent, oldObj, newObj any) QueueingHint {
+	if rejectors == 0 {
+		return Queue
+	}
+	for _, e := range f.events {
+		if !rejectors.Has(e.plugin) || !e.reg.Event.Matches(in) {
+			continue
+		}
+		if e.reg.QueueingHintFn == nil || e.reg.QueueingHintFn(pod.Pod, oldObj, newObj) == Queue {
+			return Queue
+		}
+	}
+	return QueueSkip
+}

@@ -1,0 +1,132 @@
+package framework
+
+// Plugin is anything in a scheduling profile.
+type Plugin interface {
+	// Name is the plugin's name, as in a KubeSchedulerConfiguration.
+	Name() string
+}
+
+// QueueSortPlugin orders the activeQ.
+type QueueSortPlugin interface {
+	Plugin
+	// Less reports whether a should be scheduled before b.
+	Less(a, b *QueuedPodInfo) bool
+}
+
+// PreEnqueuePlugin decides whether a pod may enter the activeQ at all.
+type PreEnqueuePlugin interface {
+	Plugin
+	PreEnqueue(pod *PodInfo) *Status
+}
+
+// PreFilterResult narrows the nodes Filter runs on; nil means all nodes.
+type PreFilterResult struct {
+	NodeNames map[string]struct{}
+}
+
+// AllNodes reports whether the result leaves every node in.
+func (r *PreFilterResult) AllNodes() bool { return r == nil || r.NodeNames == nil }
+
+// Merge intersects two results.
+func (r *PreFilterResult) Merge(o *PreFilterResult) *PreFilterResult {
+	if r.AllNodes() {
+		return o
+	}
+	if o.AllNodes() {
+		return r
+	}
+	out := &PreFilterResult{NodeNames: map[string]struct{}{}}
+	for n := range r.NodeNames {
+		if _, ok := o.NodeNames[n]; ok {
+			out.NodeNames[n] = struct{}{}
+		}
+	}
+	return out
+}
+
+// PreFilterPlugin runs once per attempt before any Filter: it computes what
+// its Filter needs (into the CycleState), may reject the pod outright, may
+// narrow the nodes, or may return Skip to have its Filter not run.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(state *CycleState, pod *PodInfo) (*PreFilterResult, *Status)
+}
+
+// FilterPlugin decides whether one node can run the pod. It must be cheap
+// and must not allocate on success: it runs for up to every node.
+type FilterPlugin interface {
+	Plugin
+	Filter(state *CycleState, pod *PodInfo, node *NodeInfo) *Status
+}
+
+// PostFilterPlugin runs when no node passed the filters (preemption). Its
+// status's message becomes the FitError's last part ("preemption: ...").
+type PostFilterPlugin interface {
+	Plugin
+	PostFilter(state *CycleState, pod *PodInfo, nodes []*NodeInfo, statuses *NodeToStatus) *Status
+}
+
+// PreScorePlugin runs once per attempt before any Score; Skip means its
+// Score is not run for this pod.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(state *CycleState, pod *PodInfo, nodes []*NodeInfo) *Status
+}
+
+// NodeScore is one node's score from one plugin.
+type NodeScore struct {
+	Name  string
+	Score int64
+}
+
+// NodeScoreList is one plugin's scores for the feasible nodes, in order.
+type NodeScoreList []NodeScore
+
+// ScorePlugin ranks a feasible node. After its NormalizeScore (if any) every
+// score must lie in [MinNodeScore, MaxNodeScore].
+type ScorePlugin interface {
+	Plugin
+	Score(state *CycleState, pod *PodInfo, node *NodeInfo) (int64, *Status)
+	// ScoreExtensions returns the plugin's NormalizeScore, or nil.
+	ScoreExtensions() ScoreExtensions
+}
+
+// ScoreExtensions rescales one plugin's raw scores once all nodes have been
+// scored.
+type ScoreExtensions interface {
+	NormalizeScore(state *CycleState, pod *PodInfo, scores NodeScoreList) *Status
+}
+
+// EnqueueExtensions lists the cluster events after which a pod this plugin
+// rejected is worth retrying.
+type EnqueueExtensions interface {
+	Plugin
+	EventsToRegister() []ClusterEventWithHint
+}
+
+// DefaultNormalizeScore scales scores so that the highest becomes
+// maxPriority (kube's plugins/helper.DefaultNormalizeScore): s' =
+// maxPriority × s / max; reversed, s' = maxPriority − s'. If every score is
+// 0, reversed scores all become maxPriority and others stay 0.
+func DefaultNormalizeScore(maxPriority int64, reverse bool, scores NodeScoreList) *Status {
+	var maxCount int64
+	for i := range scores {
+		maxCount = max(maxCount, scores[i].Score)
+	}
+	if maxCount == 0 {
+		if reverse {
+			for i := range scores {
+				scores[i].Score = maxPriority
+			}
+		}
+		return nil
+	}
+	for i := range scores {
+		s := maxPriority * scores[i].Score / maxCount
+		if reverse {
+			s = maxPriority - s
+		}
+		scores[i].Score = s
+	}
+	return nil
+}

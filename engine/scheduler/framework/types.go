@@ -1,0 +1,180 @@
+package framework
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+// MaxNodeScore is the highest score a score plugin gives a node after
+// normalisation; MinNodeScore the lowest.
+const (
+	MaxNodeScore int64 = 100
+	MinNodeScore int64 = 0
+)
+
+// PodInfo is a pod with what the scheduler derives from it once per version
+// of its spec, instead of once per node: its requests, as NodeResourcesFit
+// checks them, and its non-zero requests, as scoring counts them.
+type PodInfo struct {
+	Pod *corev1.Pod
+	// Requests is what the pod requests (init-container rule, sidecars and
+	// overhead included); zero for what it does not request.
+	Requests Resource
+	// NonZeroMilliCPU and NonZeroMemory are the requests with 100m and 200Mi
+	// substituted for each container that requests no cpu or no memory.
+	NonZeroMilliCPU int64
+	NonZeroMemory   int64
+}
+
+// NewPodInfo computes a pod's derived scheduling data.
+func NewPodInfo(pod *corev1.Pod) *PodInfo {
+	pi := &PodInfo{}
+	pi.Update(pod)
+	return pi
+}
+
+// Update points the PodInfo at a new version of the pod, recomputing what
+// depends on its spec.
+func (pi *PodInfo) Update(pod *corev1.Pod) {
+	pi.Pod = pod
+	pi.Requests = PodRequests(pod, false)
+	nz := PodRequests(pod, true)
+	pi.NonZeroMilliCPU, pi.NonZeroMemory = nz.MilliCPU, nz.Memory
+}
+
+// Key is the pod's namespace/name.
+func (pi *PodInfo) Key() string { return pi.Pod.Namespace + "/" + pi.Pod.Name }
+
+// Priority is the pod's priority (spec.priority, 0 when unset), which
+// PrioritySort orders the queue by and preemption compares.
+func (pi *PodInfo) Priority() int32 {
+	if p := pi.Pod.Spec.Priority; p != nil {
+		return *p
+	}
+	return 0
+}
+
+// ImageStateSummary is what the scheduler knows of one image across the
+// cluster: its size and how many nodes report having it (node.status.images).
+// NodeInfos share one summary per image, so NumNodes is always current.
+type ImageStateSummary struct {
+	Size     int64
+	NumNodes int
+}
+
+// NodeInfo is the scheduler's aggregate view of one node: the node object,
+// the pods bound to it, and running sums the filters and scores read in
+// constant time (kube's framework.NodeInfo).
+type NodeInfo struct {
+	node *corev1.Node
+	// Copies of the node fields every filter reads, kept next to the sums:
+	// scanning 5,000 nodes should not touch 5,000 cold Node objects.
+	name          string
+	unschedulable bool
+	taints        []corev1.Taint
+	// Pods are the pods bound to the node that are not terminal, in the
+	// order the scheduler learned of them.
+	Pods []*PodInfo
+	// Requested is the sum of the pods' requests.
+	Requested Resource
+	// NonZeroRequested is the sum of the pods' non-zero cpu and memory.
+	NonZeroRequested Resource
+	// Allocatable is node.status.allocatable (pods included).
+	Allocatable Resource
+	// ImageStates maps every name of every image the node reports to the
+	// cluster-wide summary of that image.
+	ImageStates map[string]*ImageStateSummary
+	// Generation moves on every change.
+	Generation int64
+}
+
+// NewNodeInfo returns an empty NodeInfo for node (which may be nil for a
+// node the scheduler knows only from pods bound to it).
+func NewNodeInfo(node *corev1.Node) *NodeInfo {
+	n := &NodeInfo{}
+	if node != nil {
+		n.SetNode(node)
+	}
+	return n
+}
+
+// Node is the node object (nil if the node was deleted while pods remain).
+func (n *NodeInfo) Node() *corev1.Node { return n.node }
+
+// Name is the node's name ("" once the node is deleted).
+func (n *NodeInfo) Name() string { return n.name }
+
+// Unschedulable is the node's spec.unschedulable (cordoned).
+func (n *NodeInfo) Unschedulable() bool { return n.unschedulable }
+
+// Taints are the node's spec.taints.
+func (n *NodeInfo) Taints() []corev1.Taint { return n.taints }
+
+// SetNode points the NodeInfo at a new version of the node.
+func (n *NodeInfo) SetNode(node *corev1.Node) {
+	n.node = node
+	n.name, n.unschedulable, n.taints = node.Name, node.Spec.Unschedulable, node.Spec.Taints
+	n.Allocatable = ResourceFromList(node.Status.Allocatable)
+	n.Generation++
+}
+
+// RemoveNode forgets the node object, keeping the pods still bound to it.
+func (n *NodeInfo) RemoveNode() {
+	n.node = nil
+	n.name, n.unschedulable, n.taints = "", false, nil
+	n.Generation++
+}
+
+// AddPod accounts a pod bound to the node.
+func (n *NodeInfo) AddPod(pi *PodInfo) {
+	n.Pods = append(n.Pods, pi)
+	n.Requested.Add(&pi.Requests)
+	n.NonZeroRequested.MilliCPU += pi.NonZeroMilliCPU
+	n.NonZeroRequested.Memory += pi.NonZeroMemory
+	n.Generation++
+}
+
+// RemovePod removes a pod added with AddPod (matched by pointer) and reports
+// whether it was there.
+func (n *NodeInfo) RemovePod(pi *PodInfo) bool {
+	for i, p := range n.Pods {
+		if p != pi {
+			continue
+		}
+		last := len(n.Pods) - 1
+		n.Pods[i] = n.Pods[last]
+		n.Pods[last] = nil
+		n.Pods = n.Pods[:last]
+		n.Requested.Sub(&pi.Requests)
+		n.NonZeroRequested.MilliCPU -= pi.NonZeroMilliCPU
+		n.NonZeroRequested.Memory -= pi.NonZeroMemory
+		n.Generation++
+		return true
+	}
+	return false
+}
+
+// QueuedPodInfo is a pod in the scheduling queue, with what the queue keeps
+// about it (kube's framework.QueuedPodInfo).
+type QueuedPodInfo struct {
+	*PodInfo
+	// Timestamp is when the pod was last added or re-added to the queue:
+	// the activeQ orders equal priorities by it, and backoff counts from it.
+	Timestamp sim.Tick
+	// InitialAttemptTimestamp is when the pod was first popped.
+	InitialAttemptTimestamp sim.Tick
+	// Attempts counts scheduling attempts (incremented when popped).
+	Attempts int
+	// UnschedulablePlugins are the plugins that rejected the pod in its
+	// last attempt: only cluster events those plugins care about move it
+	// out of the unschedulable pods.
+	UnschedulablePlugins PluginSet
+	// Gated is set while a PreEnqueue plugin (SchedulingGates) holds the pod.
+	Gated bool
+	// Cause is the trace event that led to the pod's next attempt.
+	Cause uint64
+	// Seq breaks ties in the queue's orderings so that they are total: the
+	// same inputs always give the same order.
+	Seq uint64
+}

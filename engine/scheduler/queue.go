@@ -1,0 +1,365 @@
+package scheduler
+
+import (
+	"container/heap"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+// Queue timings: kube-scheduler's defaults (KubeSchedulerConfiguration
+// podInitialBackoffSeconds and podMaxBackoffSeconds;
+// DefaultPodMaxInUnschedulablePodsDuration; the 30 s period of
+// flushUnschedulablePodsLeftover).
+const (
+	DefaultPodInitialBackoff               = 1 * sim.Second
+	DefaultPodMaxBackoff                   = 10 * sim.Second
+	DefaultPodMaxInUnschedulablePodsPeriod = 5 * sim.Minute
+	unschedulableFlushPeriod               = 30 * sim.Second
+)
+
+// Where a queued pod waits.
+type queueLoc uint8
+
+const (
+	inActive        queueLoc = iota + 1 // activeQ: ready to be tried, by priority then arrival
+	inBackoff                           // backoffQ: waiting out its backoff
+	inUnschedulable                     // parked until a cluster event may help, or 5 minutes pass
+	inGated                             // held by a PreEnqueue plugin (scheduling gates)
+)
+
+type queued struct {
+	*framework.QueuedPodInfo
+	loc   queueLoc
+	index int      // position in its heap
+	until sim.Tick // backoff expiry, in the backoffQ
+}
+
+// schedulingQueue is kube's PriorityQueue: an activeQ ordered by the
+// QueueSort plugin, a backoffQ ordered by backoff expiry, and the
+// unschedulable pods, which cluster events (filtered by the plugins that
+// rejected each pod and their queueing hints) move back.
+//
+// Two deliberate differences from kube, both for a readable, reproducible
+// trace: a pod leaves the backoffQ exactly when its backoff ends (kube
+// checks every second), and the 1.33+ "pop from backoffQ when activeQ is
+// empty" shortcut is not modelled, so retries keep the classic 1, 2, 4, 8,
+// 10 s rhythm.
+type schedulingQueue struct {
+	fw   *framework.Framework
+	loop *sim.Loop
+
+	initialBackoff, maxBackoff, maxUnschedulable sim.Tick
+
+	pods          map[types.UID]*queued
+	active        podHeap
+	backoff       podHeap
+	unschedulable map[types.UID]*queued // and gated pods
+	seq           uint64
+
+	backoffTimer *sim.Timer
+	flushTimer   *sim.Timer
+}
+
+func newSchedulingQueue(fw *framework.Framework, loop *sim.Loop, initial, maxBackoff, maxUnsched sim.Tick) *schedulingQueue {
+	q := &schedulingQueue{fw: fw, loop: loop, initialBackoff: initial, maxBackoff: maxBackoff, maxUnschedulable: maxUnsched,
+		pods: map[types.UID]*queued{}, unschedulable: map[types.UID]*queued{}}
+	q.active.less = func(a, b *queued) bool { return fw.Less(a.QueuedPodInfo, b.QueuedPodInfo) }
+	q.backoff.less = func(a, b *queued) bool {
+		if a.until != b.until {
+			return a.until < b.until
+		}
+		return a.Seq < b.Seq
+	}
+	return q
+}
+
+// Len counts the queued pods (for tests and status).
+func (q *schedulingQueue) Len() int { return len(q.pods) }
+
+// Counts reports how many pods wait where: active, backoff, unschedulable
+// (gated included).
+func (q *schedulingQueue) Counts() (active, backoff, unschedulable int) {
+	return len(q.active.items), len(q.backoff.items), len(q.unschedulable)
+}
+
+// Add queues a new pod, or updates a known one.
+func (q *schedulingQueue) Add(pod *corev1.Pod, cause uint64) {
+	if e := q.pods[pod.UID]; e != nil {
+		q.Update(e.Pod, pod, cause)
+		return
+	}
+	q.seq++
+	e := &queued{QueuedPodInfo: &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Timestamp: q.loop.Now(),
+		Cause: cause, Seq: q.seq}}
+	q.pods[pod.UID] = e
+	q.toActiveOrGated(e)
+}
+
+func (q *schedulingQueue) toActiveOrGated(e *queued) {
+	if st := q.fw.RunPreEnqueuePlugins(e.PodInfo); !st.IsSuccess() {
+		e.Gated = true
+		e.loc = inGated
+		q.unschedulable[e.Pod.UID] = e
+		return
+	}
+	e.Gated = false
+	e.loc = inActive
+	heap.Push(&q.active, e)
+}
+
+// Update records a new version of a queued pod. A parked pod whose spec or
+// labels changed is retried if the plugins that rejected it say the change
+// may help; a gated pod whose gates are gone goes to the activeQ.
+func (q *schedulingQueue) Update(old, pod *corev1.Pod, cause uint64) {
+	e := q.pods[pod.UID]
+	if e == nil {
+		q.Add(pod, cause)
+		return
+	}
+	e.PodInfo.Update(pod)
+	switch e.loc {
+	case inGated:
+		if q.fw.RunPreEnqueuePlugins(e.PodInfo).IsSuccess() {
+			delete(q.unschedulable, pod.UID)
+			e.Cause = cause
+			q.toActiveOrGated(e)
+		}
+	case inUnschedulable:
+		action := podUpdateAction(old, pod)
+		if action == 0 {
+			return // status or metadata only: nothing that scheduling reads
+		}
+		ev := framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: action}
+		if q.fw.Hint(e.UnschedulablePlugins, e.QueuedPodInfo, ev, old, pod) == framework.Queue {
+			q.move(e, cause)
+		}
+	}
+}
+
+// podUpdateAction says what changed in an unscheduled pod, in the terms the
+// plugins register for; 0 when only status or bookkeeping changed.
+func podUpdateAction(old, pod *corev1.Pod) framework.ActionType {
+	var a framework.ActionType
+	if !equality.Semantic.DeepEqual(old.Labels, pod.Labels) {
+		a |= framework.UpdatePodLabel
+	}
+	if !equality.Semantic.DeepEqual(old.Spec.Tolerations, pod.Spec.Tolerations) {
+		a |= framework.UpdatePodToleration
+	}
+	if len(old.Spec.SchedulingGates) > 0 && len(pod.Spec.SchedulingGates) == 0 {
+		a |= framework.UpdatePodSchedulingGatesEliminated
+	}
+	if a == 0 && !equality.Semantic.DeepEqual(old.Spec, pod.Spec) {
+		a = framework.Update &^ (framework.UpdateNodeAllocatable | framework.UpdateNodeLabel | framework.UpdateNodeTaint |
+			framework.UpdateNodeCondition | framework.UpdateNodeAnnotation)
+	}
+	return a
+}
+
+// Delete drops a pod from the queue, wherever it waits.
+func (q *schedulingQueue) Delete(uid types.UID) {
+	e := q.pods[uid]
+	if e == nil {
+		return
+	}
+	delete(q.pods, uid)
+	switch e.loc {
+	case inActive:
+		heap.Remove(&q.active, e.index)
+	case inBackoff:
+		heap.Remove(&q.backoff, e.index)
+		q.armBackoffTimer()
+	case inUnschedulable, inGated:
+		delete(q.unschedulable, uid)
+	}
+}
+
+// Has reports whether a pod is queued.
+func (q *schedulingQueue) Has(uid types.UID) bool { return q.pods[uid] != nil }
+
+// Pop takes the next pod to try from the activeQ (nil if none) and counts
+// the attempt. The pod is out of the queue until the attempt's outcome puts
+// it back.
+func (q *schedulingQueue) Pop() *framework.QueuedPodInfo {
+	if len(q.active.items) == 0 {
+		return nil
+	}
+	e := heap.Pop(&q.active).(*queued)
+	delete(q.pods, e.Pod.UID)
+	e.Attempts++
+	if e.Attempts == 1 {
+		e.InitialAttemptTimestamp = q.loop.Now()
+	}
+	return e.QueuedPodInfo
+}
+
+// AddUnschedulable puts back a pod whose attempt failed. A pod some plugin
+// rejected is parked until an event those plugins care about; a pod no
+// plugin rejected (no nodes at all, an error) is retried after its backoff,
+// as kube's queueAfterBackoff does.
+func (q *schedulingQueue) AddUnschedulable(qp *framework.QueuedPodInfo) {
+	qp.Timestamp = q.loop.Now()
+	e := &queued{QueuedPodInfo: qp}
+	q.pods[qp.Pod.UID] = e
+	if qp.UnschedulablePlugins == 0 {
+		q.toBackoff(e)
+		return
+	}
+	e.loc = inUnschedulable
+	q.unschedulable[qp.Pod.UID] = e
+	q.armFlushTimer()
+}
+
+// BackoffDuration is the backoff after a pod's attempts: the initial backoff
+// doubled for every attempt after the first, capped at the maximum (1 s, 2
+// s, 4 s, 8 s, 10 s, 10 s, ...); 0 before any attempt.
+func BackoffDuration(attempts int, initial, maxBackoff sim.Tick) sim.Tick {
+	if attempts == 0 {
+		return 0
+	}
+	d := initial
+	for i := 1; i < attempts; i++ {
+		if d > maxBackoff-d {
+			return maxBackoff
+		}
+		d += d
+	}
+	return min(d, maxBackoff)
+}
+
+func (q *schedulingQueue) backoffExpiry(e *queued) sim.Tick {
+	return e.Timestamp + BackoffDuration(e.Attempts, q.initialBackoff, q.maxBackoff)
+}
+
+func (q *schedulingQueue) toBackoff(e *queued) {
+	e.until = q.backoffExpiry(e)
+	if e.until <= q.loop.Now() {
+		e.loc = inActive
+		heap.Push(&q.active, e)
+		return
+	}
+	e.loc = inBackoff
+	heap.Push(&q.backoff, e)
+	q.armBackoffTimer()
+}
+
+// move takes a parked pod back: to the backoffQ if it is still backing
+// off, else to the activeQ.
+func (q *schedulingQueue) move(e *queued, cause uint64) {
+	delete(q.unschedulable, e.Pod.UID)
+	e.Cause = cause
+	q.toBackoff(e)
+}
+
+// OnEvent moves the parked pods that an event may help: those rejected by a
+// plugin registered for it whose hint says Queue.
+func (q *schedulingQueue) OnEvent(ev framework.ClusterEvent, oldObj, newObj any, cause uint64) int {
+	if len(q.unschedulable) == 0 {
+		return 0
+	}
+	interest := q.fw.EventInterest(ev)
+	if interest == 0 {
+		return 0
+	}
+	moved := 0
+	for _, e := range q.unschedulable { // the heaps' total orders make visiting order irrelevant
+		if e.loc != inUnschedulable || e.UnschedulablePlugins&interest == 0 {
+			continue
+		}
+		if q.fw.Hint(e.UnschedulablePlugins&interest, e.QueuedPodInfo, ev, oldObj, newObj) == framework.Queue {
+			q.move(e, cause)
+			moved++
+		}
+	}
+	return moved
+}
+
+func (q *schedulingQueue) armBackoffTimer() {
+	if len(q.backoff.items) == 0 {
+		q.loop.Cancel(q.backoffTimer)
+		q.backoffTimer = nil
+		return
+	}
+	next := q.backoff.items[0].until
+	if q.backoffTimer.Pending() && q.backoffTimer.At() == next {
+		return
+	}
+	q.loop.Cancel(q.backoffTimer)
+	q.backoffTimer = q.loop.At(next, "scheduler: backoff ends", q.flushBackoffCompleted)
+}
+
+func (q *schedulingQueue) flushBackoffCompleted() {
+	now := q.loop.Now()
+	for len(q.backoff.items) > 0 && q.backoff.items[0].until <= now {
+		e := heap.Pop(&q.backoff).(*queued)
+		e.loc = inActive
+		heap.Push(&q.active, e)
+	}
+	q.backoffTimer = nil
+	q.armBackoffTimer()
+}
+
+// armFlushTimer runs flushUnschedulableLeftover every 30 s, on the 30 s
+// marks of virtual time, while pods are parked.
+func (q *schedulingQueue) armFlushTimer() {
+	if q.flushTimer.Pending() {
+		return
+	}
+	now := q.loop.Now()
+	next := (now/unschedulableFlushPeriod + 1) * unschedulableFlushPeriod
+	q.flushTimer = q.loop.At(next, "scheduler: flush unschedulable pods", q.flushUnschedulableLeftover)
+}
+
+// flushUnschedulableLeftover gives every pod parked for longer than 5
+// minutes another try, event or not.
+func (q *schedulingQueue) flushUnschedulableLeftover() {
+	q.flushTimer = nil
+	now := q.loop.Now()
+	parked := 0
+	for _, e := range q.unschedulable {
+		if e.loc != inUnschedulable {
+			continue
+		}
+		if now-e.Timestamp > q.maxUnschedulable {
+			q.move(e, e.Cause)
+			continue
+		}
+		parked++
+	}
+	if parked > 0 {
+		q.armFlushTimer()
+	}
+}
+
+// podHeap is a binary heap of queued pods that knows each pod's position,
+// so that a deleted pod can be removed from the middle.
+type podHeap struct {
+	items []*queued
+	less  func(a, b *queued) bool
+}
+
+func (h *podHeap) Len() int           { return len(h.items) }
+func (h *podHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h *podHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.items[i].index = i
+	h.items[j].index = j
+}
+func (h *podHeap) Push(x any) {
+	e := x.(*queued)
+	e.index = len(h.items)
+	h.items = append(h.items, e)
+}
+func (h *podHeap) Pop() any {
+	n := len(h.items)
+	e := h.items[n-1]
+	h.items[n-1] = nil
+	h.items = h.items[:n-1]
+	e.index = -1
+	return e
+}

@@ -1,0 +1,418 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/scheduler/plugins/defaultpreemption"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// percentageOfNodesToScore bounds (k/k schedule_one.go).
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// NoteLengthLimit is the longest Event message kube-scheduler records
+// (validation.NoteLengthLimit); longer ones are cut and end in " ...".
+const NoteLengthLimit = 1024
+
+// ErrNoNodesAvailable is the failure when the cluster has no nodes.
+var ErrNoNodesAvailable = errors.New("no nodes available to schedule pods")
+
+// NumFeasibleNodesToFind is how many feasible nodes the filter scan looks
+// for before it stops (kube's numFeasibleNodesToFind): all nodes below 100;
+// otherwise percentage% of them (adaptive when 0: 50 − nodes/125, at least
+// 5%), but at least 100. It also returns the percentage used (0 when every
+// node is checked).
+func NumFeasibleNodesToFind(percentage int32, numAllNodes int) (int, int32) {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes, 0
+	}
+	if percentage == 0 {
+		percentage = int32(50 - numAllNodes/125)
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	n := numAllNodes * int(percentage) / 100
+	if n < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind, percentage
+	}
+	return n, percentage
+}
+
+// cycleScratch is reused by every attempt so that a cycle allocates
+// nothing per node.
+type cycleScratch struct {
+	state      *framework.CycleState
+	statuses   *framework.NodeToStatus
+	candidates []*framework.NodeInfo
+	feasible   []*framework.NodeInfo
+	scores     framework.Scores
+	attempt    attempt
+}
+
+// attempt is one scheduling cycle's outcome.
+type attempt struct {
+	decision Decision
+	node     string
+	err      error // *framework.FitError, ErrNoNodesAvailable, or an internal error
+	diag     framework.Diagnosis
+}
+
+// schedulePod runs one scheduling cycle for a pod over the cache: PreFilter,
+// Filter (until enough feasible nodes), PostFilter on failure, PreScore,
+// Score, and the pick among the top totals. It writes no API object.
+func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
+	sc := &s.scratch
+	state := sc.state
+	state.Reset()
+	sc.statuses.Reset()
+	pi := qp.PodInfo
+	nodes := s.cache.NodeInfos()
+	state.NumAllNodes = len(nodes)
+	state.Images = s.cache
+	a := &sc.attempt
+	*a = attempt{}
+	d := &a.decision
+	*d = Decision{Pod: pi.Key(), Attempt: qp.Attempts, Time: s.env.Loop.Now(), AllNodes: len(nodes), prof: s.prof,
+		pos: s.explain.head}
+	a.diag.NodeToStatus = sc.statuses
+	defer func() {
+		d.skipFilter, d.skipScore = state.SkipFilterPlugins, state.SkipScorePlugins
+		d.n = int(s.explain.head - d.pos)
+	}()
+
+	if len(nodes) == 0 {
+		a.err = ErrNoNodesAvailable
+		return a
+	}
+
+	preRes, st, preFilterPlugins := s.fw.RunPreFilterPlugins(state, pi)
+	a.diag.UnschedulablePlugins = preFilterPlugins
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			a.err = st.AsError()
+			return a
+		}
+		a.diag.NodeToStatus.SetAbsentNodesStatus(st)
+		a.diag.PreFilterMsg = st.Message()
+		a.err = s.fitError(state, pi, nodes, &a.diag)
+		return a
+	}
+	candidates := nodes
+	if !preRes.AllNodes() {
+		sc.candidates = sc.candidates[:0]
+		for _, n := range nodes {
+			if _, ok := preRes.NodeNames[n.Name()]; ok {
+				sc.candidates = append(sc.candidates, n)
+			}
+		}
+		candidates = sc.candidates
+		a.diag.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", s.fw.PluginNames(preFilterPlugins))))
+	}
+	d.Candidates = len(candidates)
+
+	toFind, pct := NumFeasibleNodesToFind(s.cfg.PercentageOfNodesToScore, len(candidates))
+	if !s.fw.HasScorePlugins() {
+		toFind = 1
+	}
+	d.ToFind, d.Percentage = toFind, pct
+	feasible := s.findNodesThatPassFilters(state, pi, candidates, toFind, &a.diag)
+	processed := len(feasible) + a.diag.NodeToStatus.Len()
+	d.Start = s.nextStartNodeIndex % max(len(candidates), 1)
+	s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(nodes)
+	d.Evaluated, d.Feasible = processed, len(feasible)
+
+	if len(feasible) == 0 {
+		a.err = s.fitError(state, pi, nodes, &a.diag)
+		return a
+	}
+	if len(feasible) == 1 {
+		a.node = feasible[0].Name()
+		d.Node = a.node
+		return a
+	}
+	if st := s.fw.RunPreScorePlugins(state, pi, feasible); !st.IsSuccess() {
+		a.err = st.AsError()
+		return a
+	}
+	if st := s.fw.RunScorePlugins(state, pi, feasible, &sc.scores); !st.IsSuccess() {
+		a.err = st.AsError()
+		return a
+	}
+	d.Scored = len(feasible)
+	s.recordScores(d)
+	best, ties := s.selectHost(feasible, sc.scores.Totals)
+	a.node = feasible[best].Name()
+	d.Node, d.Score, d.Ties = a.node, sc.scores.Totals[best], ties
+	return a
+}
+
+// findNodesThatPassFilters scans the nodes from the rotating start index and
+// stops once toFind feasible nodes are found (kube's
+// findNodesThatPassFilters, sequential). Every evaluated node leaves a
+// record in the explanation ring; rejected ones also go to the diagnosis.
+func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo,
+	toFind int, diag *framework.Diagnosis) []*framework.NodeInfo {
+	sc := &s.scratch
+	feasible := sc.feasible[:0]
+	n := len(nodes)
+	start := s.nextStartNodeIndex % n
+	filterPos := &s.prof.filterPos
+	for i := 0; i < n && len(feasible) < toFind; i++ {
+		ni := nodes[(start+i)%n]
+		st, idx := s.fw.RunFilterPlugins(state, pi, ni)
+		rec, _ := s.explain.next()
+		if st == nil {
+			*rec = nodeRec{node: ni.Name(), filter: -1}
+			feasible = append(feasible, ni)
+			continue
+		}
+		*rec = nodeRec{node: ni.Name(), filter: filterPos[idx], status: st}
+		diag.NodeToStatus.Set(ni, st)
+		if st.IsRejected() {
+			diag.UnschedulablePlugins = diag.UnschedulablePlugins.With(idx)
+		}
+	}
+	sc.feasible = feasible
+	return feasible
+}
+
+func (s *Scheduler) recordScores(d *Decision) {
+	sc := &s.scratch
+	d.scorePos = s.explain.scoreHead
+	for p := range s.prof.scorers {
+		s.explain.putScores(sc.scores.Raw[p], sc.scores.Scores[p])
+	}
+	d.nScores = int(s.explain.scoreHead - d.scorePos)
+}
+
+func clamp32(v int64) int32 {
+	const lim = 1<<31 - 1
+	if v > lim {
+		return lim
+	}
+	if v < -lim {
+		return -lim
+	}
+	return int32(v)
+}
+
+// selectHost picks the node with the highest total, breaking ties
+// uniformly by reservoir sampling as kube's selectHost does (1/k chance to
+// replace the pick at the k-th tie), but with the scheduler's seeded
+// source. It returns the pick's index and the number of nodes tied at the
+// top.
+func (s *Scheduler) selectHost(nodes []*framework.NodeInfo, totals []int64) (int, int) {
+	best, ties := 0, 1
+	for i := 1; i < len(nodes); i++ {
+		switch {
+		case totals[i] > totals[best]:
+			best, ties = i, 1
+		case totals[i] == totals[best]:
+			ties++
+			if s.env.Rand.Intn(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return best, ties
+}
+
+// fitError runs PostFilter (preemption) and returns the FitError.
+func (s *Scheduler) fitError(state *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, diag *framework.Diagnosis) error {
+	st := s.fw.RunPostFilterPlugins(state, pi, nodes, diag.NodeToStatus)
+	diag.PostFilterMsg = st.Message()
+	return &framework.FitError{NumAllNodes: len(nodes), Diagnosis: *diag}
+}
+
+// scheduleOne is one attempt, end to end: run the cycle, then bind (and
+// report Scheduled) or report the failure and put the pod back.
+func (s *Scheduler) scheduleOne(qp *framework.QueuedPodInfo) {
+	a := s.schedulePod(qp)
+	if a.err != nil {
+		a.decision.Message = a.err.Error()
+	}
+	s.explain.add(a.decision)
+	if a.err != nil {
+		s.handleFailure(qp, a)
+		return
+	}
+	s.bind(qp, a)
+}
+
+func (s *Scheduler) record(e trace.Event) uint64 {
+	e.Component, e.Lane, e.Column = Component, trace.ControlPlane, trace.Schedule
+	return s.env.Trace.Record(e)
+}
+
+func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
+	pod := qp.Pod
+	d := &a.decision
+	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: qp.Cause,
+		Message: "Scheduling pod " + pod.Namespace + "/" + pod.Name + ": " + s.scopeSummary(d),
+		Why:     "The scheduler runs every filter plugin on a node to see if it can run the pod, then scores the feasible nodes to pick the best."})
+	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: seq,
+		Message: "Bound pod/" + pod.Name + " to " + a.node + " (" + d.Rank() + ")",
+		Why:     "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + a.node + " watches for pods bound to it and starts them."})
+	actor := apiserver.Actor{Component: Component, Cause: bound}
+	upd, err := s.env.API.Bind(actor, pod.Namespace, pod.Name, a.node)
+	if err != nil {
+		s.handleBindError(qp, err, bound)
+		return
+	}
+	s.env.API.RecordEvent(actor, SchedulerName, upd, corev1.EventTypeNormal, "Scheduled",
+		fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, a.node))
+	s.setRev(bound, upd)
+}
+
+// setRev points a trace event back at the write it is about: recording the
+// Event object after it moved the event's revision to the Event's.
+func (s *Scheduler) setRev(seq uint64, obj kinds.Object) {
+	if rv, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64); err == nil {
+		s.env.Trace.SetRev(seq, rv)
+	}
+}
+
+func (s *Scheduler) scopeSummary(d *Decision) string {
+	var msg string
+	if d.Evaluated < d.AllNodes {
+		msg = fmt.Sprintf("%d of %d nodes evaluated (percentageOfNodesToScore %d%%), ", d.Evaluated, d.AllNodes, d.Percentage)
+	}
+	if d.Feasible == 1 {
+		return msg + "1 node feasible, taken without scoring"
+	}
+	return msg + fmt.Sprintf("%d nodes feasible, %d scored", d.Feasible, d.Scored)
+}
+
+func (s *Scheduler) handleBindError(qp *framework.QueuedPodInfo, err error, cause uint64) {
+	pod := qp.Pod
+	if apierrors.IsNotFound(err) {
+		if _, ok := s.env.Store.Lookup(kinds.Pod, pod.Namespace, pod.Name); !ok {
+			return // the pod is gone; nothing to retry
+		}
+	}
+	if cur, ok := s.env.Store.Lookup(kinds.Pod, pod.Namespace, pod.Name); ok && cur.(*corev1.Pod).Spec.NodeName != "" {
+		return // someone else bound it
+	}
+	a := &attempt{err: err}
+	s.reportFailure(qp, a, corev1.PodReasonSchedulerError, cause)
+	qp.UnschedulablePlugins = 0
+	s.queue.AddUnschedulable(qp)
+}
+
+// handleFailure reports a failed attempt and puts the pod back in the queue.
+func (s *Scheduler) handleFailure(qp *framework.QueuedPodInfo, a *attempt) {
+	reason := corev1.PodReasonSchedulerError
+	var fe *framework.FitError
+	switch {
+	case errors.As(a.err, &fe):
+		reason = corev1.PodReasonUnschedulable
+		qp.UnschedulablePlugins = fe.Diagnosis.UnschedulablePlugins
+	case errors.Is(a.err, ErrNoNodesAvailable):
+		reason = corev1.PodReasonUnschedulable
+		qp.UnschedulablePlugins = 0
+	default:
+		qp.UnschedulablePlugins = 0
+	}
+	s.reportFailure(qp, a, reason, qp.Cause)
+	s.queue.AddUnschedulable(qp)
+}
+
+// reportFailure writes what kube's handleSchedulingFailure writes: a
+// Warning FailedScheduling event (message cut to 1024 bytes), aggregated
+// with identical ones, and the condition PodScheduled=False with the full
+// message.
+func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reason string, cause uint64) {
+	pod := qp.Pod
+	msg := a.err.Error()
+	eventMsg := TruncateMessage(msg)
+	why := "No node passed every filter, so the pod stays Pending; the scheduler retries it when the cluster changes in a way that could help, or after 5 minutes at the latest."
+	if errors.Is(a.err, ErrNoNodesAvailable) {
+		why = "With no nodes at all there is nowhere to run the pod; the scheduler retries it with backoff (1 s doubling to 10 s)."
+	} else if reason == corev1.PodReasonSchedulerError {
+		why = "The attempt failed for a reason other than the pod not fitting; the scheduler retries it after a backoff."
+	}
+	if s.lowerPriorityVictimsIgnored(qp, a) {
+		why += " (kubeloop does not simulate preemption yet: lower-priority pods that kube could evict are left in place.)"
+	}
+	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: cause,
+		Message: "FailedScheduling: " + eventMsg, Why: why})
+	actor := apiserver.Actor{Component: Component, Cause: seq}
+	cur, ok := s.env.Store.Lookup(kinds.Pod, pod.Namespace, pod.Name)
+	if !ok {
+		return
+	}
+	s.env.API.RecordEventCorrelated(actor, SchedulerName, cur, corev1.EventTypeWarning, "FailedScheduling", eventMsg)
+	p := cur.(*corev1.Pod)
+	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg,
+		LastTransitionTime: metav1.NewTime(s.env.Loop.Now().Time())}
+	status, changed := withPodCondition(p.Status, cond)
+	if !changed {
+		return
+	}
+	upd := p.DeepCopy()
+	upd.Status = status
+	if res, err := s.env.API.UpdateStatus(actor, upd); err == nil {
+		s.setRev(seq, res)
+	}
+}
+
+// lowerPriorityVictimsIgnored reports whether kube's preemption might have
+// found victims that kubeloop does not evict.
+func (s *Scheduler) lowerPriorityVictimsIgnored(qp *framework.QueuedPodInfo, a *attempt) bool {
+	if a.diag.NodeToStatus == nil {
+		return false
+	}
+	for _, e := range a.diag.NodeToStatus.Entries() {
+		if e.Status.Code() == framework.Unschedulable && defaultpreemption.HasLowerPriorityPods(e.Node, qp.Priority()) {
+			return true
+		}
+	}
+	return false
+}
+
+// withPodCondition is podutil.UpdatePodCondition: the transition time moves
+// only when the status does; it reports whether anything changed.
+func withPodCondition(st corev1.PodStatus, c corev1.PodCondition) (corev1.PodStatus, bool) {
+	for i, old := range st.Conditions {
+		if old.Type != c.Type {
+			continue
+		}
+		if old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+		if old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message &&
+			old.LastProbeTime.Equal(&c.LastProbeTime) {
+			return st, false
+		}
+		conds := append([]corev1.PodCondition(nil), st.Conditions...)
+		conds[i] = c
+		st.Conditions = conds
+		return st, true
+	}
+	st.Conditions = append(append([]corev1.PodCondition(nil), st.Conditions...), c)
+	return st, true
+}
+
+// TruncateMessage cuts an Event message to NoteLengthLimit bytes, ending
+// it in " ..." (kube's truncateMessage).
+func TruncateMessage(msg string) string {
+	if len(msg) <= NoteLengthLimit {
+		return msg
+	}
+	const suffix = " ..."
+	return msg[:NoteLengthLimit-len(suffix)] + suffix
+}

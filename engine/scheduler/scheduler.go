@@ -1,0 +1,241 @@
+package scheduler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/kubeloop/kubeloop/engine/component"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
+)
+
+// Names the scheduler goes by: its trace component, and the name pods ask
+// for (spec.schedulerName) and Events carry as their source.
+const (
+	Component     = "scheduler"
+	SchedulerName = corev1.DefaultSchedulerName // "default-scheduler"
+)
+
+// Config tunes the scheduler; the zero Config is kube-scheduler's defaults.
+type Config struct {
+	// PercentageOfNodesToScore: 0 is adaptive (50 − nodes/125, at least 5).
+	PercentageOfNodesToScore int32
+	// Backoff and parking times; 0 means kube's default.
+	PodInitialBackoff, PodMaxBackoff, PodMaxInUnschedulablePods sim.Tick
+	// Plugins is the profile; nil means DefaultPlugins().
+	Plugins []framework.PluginConfig
+	// AttemptsPerPod and NodeRecords bound the explanations (0: defaults).
+	AttemptsPerPod, NodeRecords int
+}
+
+// Scheduler is kubeloop's kube-scheduler: a reactor that watches pods and
+// nodes, keeps its own NodeInfo cache and scheduling queue, and in each Work
+// call tries one pod: filter, score, bind.
+type Scheduler struct {
+	env     component.Env
+	cfg     Config
+	fw      *framework.Framework
+	prof    *profileInfo
+	cache   *cache
+	queue   *schedulingQueue
+	explain *explainStore
+
+	// nextStartNodeIndex rotates the filter scan's start (kube's
+	// sched.nextStartNodeIndex), so every node gets its turn.
+	nextStartNodeIndex int
+
+	scratch cycleScratch
+}
+
+var _ component.Reactor = (*Scheduler)(nil)
+
+// New builds a scheduler.
+func New(env component.Env, cfg Config) *Scheduler {
+	if cfg.PodInitialBackoff == 0 {
+		cfg.PodInitialBackoff = DefaultPodInitialBackoff
+	}
+	if cfg.PodMaxBackoff == 0 {
+		cfg.PodMaxBackoff = DefaultPodMaxBackoff
+	}
+	if cfg.PodMaxInUnschedulablePods == 0 {
+		cfg.PodMaxInUnschedulablePods = DefaultPodMaxInUnschedulablePodsPeriod
+	}
+	if cfg.Plugins == nil {
+		cfg.Plugins = DefaultPlugins()
+	}
+	if cfg.AttemptsPerPod == 0 {
+		cfg.AttemptsPerPod = DefaultAttemptsPerPod
+	}
+	if cfg.NodeRecords == 0 {
+		cfg.NodeRecords = DefaultNodeRecords
+	}
+	fw := framework.New(cfg.Plugins)
+	if len(fw.ScorePlugins()) > MaxScorePlugins {
+		panic("scheduler: more score plugins than a NodeRecord holds")
+	}
+	prof := &profileInfo{scorers: fw.ScorePlugins()}
+	prof.filters, prof.filterIdx = fw.FilterPlugins()
+	for i, idx := range prof.filterIdx {
+		prof.filterPos[idx] = int8(i)
+	}
+	s := &Scheduler{env: env, cfg: cfg, fw: fw, prof: prof, cache: newCache(),
+		explain: newExplainStore(cfg.NodeRecords, cfg.AttemptsPerPod)}
+	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
+	s.scratch.state = framework.NewCycleState()
+	s.scratch.statuses = framework.NewNodeToStatus()
+	return s
+}
+
+// Name implements component.Reactor.
+func (s *Scheduler) Name() string { return Component }
+
+// Framework is the scheduler's profile runtime.
+func (s *Scheduler) Framework() *framework.Framework { return s.fw }
+
+// Explain returns the recorded attempts to schedule a pod, oldest first (at
+// most the last 3), for `why pod/X`. Per-node tables are filled in while
+// still kept.
+func (s *Scheduler) Explain(namespace, pod string) []Decision {
+	return s.explain.explain(namespace + "/" + pod)
+}
+
+// Queued reports how many pods wait in the activeQ, the backoffQ and among
+// the unschedulable (or gated) pods.
+func (s *Scheduler) Queued() (active, backoff, unschedulable int) { return s.queue.Counts() }
+
+// NodeInfo returns the scheduler's view of a node (nil if unknown), for
+// explanations and tests. It is the live cache: do not modify it.
+func (s *Scheduler) NodeInfo(name string) *framework.NodeInfo { return s.cache.NodeInfo(name) }
+
+// responsible reports whether this scheduler should place the pod: unbound,
+// asking for default-scheduler, and not being deleted. An empty
+// schedulerName counts as default-scheduler (the API server defaults it).
+func responsible(p *corev1.Pod) bool {
+	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil &&
+		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == SchedulerName) && !terminal(p)
+}
+
+// terminal pods hold no resources: kube-scheduler's pod informer excludes
+// Succeeded and Failed pods (a field selector), so for the cache a pod that
+// finishes is a pod deleted.
+func terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func assigned(p *corev1.Pod) bool { return p != nil && p.Spec.NodeName != "" && !terminal(p) }
+
+// Observe implements component.Reactor: it only updates the cache and the
+// queue; all writes happen in Work.
+func (s *Scheduler) Observe(ev store.Event) {
+	switch ev.Kind {
+	case kinds.Pod:
+		s.observePod(ev)
+	case kinds.Node:
+		s.observeNode(ev)
+	}
+}
+
+func (s *Scheduler) observePod(ev store.Event) {
+	cur := ev.Object.(*corev1.Pod)
+	var old *corev1.Pod
+	if ev.Old != nil {
+		old = ev.Old.(*corev1.Pod)
+	}
+	if ev.Type == store.Deleted {
+		s.queue.Delete(cur.UID)
+		s.explain.forget(cur.Namespace + "/" + cur.Name)
+		if s.cache.RemovePod(cur) {
+			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, cur, nil, ev.Cause)
+		}
+		return
+	}
+	// The cache: pods bound to nodes.
+	switch wasAssigned, isAssigned := assigned(old), assigned(cur); {
+	case isAssigned && !wasAssigned:
+		s.cache.AddPod(cur)
+		s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Add}, nil, cur, ev.Cause)
+	case isAssigned && wasAssigned:
+		if s.cache.UpdatePod(cur) {
+			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, old, cur, ev.Cause)
+		}
+	case wasAssigned && !isAssigned:
+		if s.cache.RemovePod(cur) {
+			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, old, nil, ev.Cause)
+		}
+	}
+	// The queue: pods waiting for this scheduler.
+	switch {
+	case responsible(cur) && old != nil && s.queue.Has(cur.UID):
+		s.queue.Update(old, cur, ev.Cause)
+	case responsible(cur):
+		s.queue.Add(cur, ev.Cause)
+	default:
+		s.queue.Delete(cur.UID) // bound, being deleted, finished, or not ours
+	}
+}
+
+func (s *Scheduler) observeNode(ev store.Event) {
+	n := ev.Object.(*corev1.Node)
+	switch ev.Type {
+	case store.Added:
+		s.cache.AddNode(n)
+		s.queue.OnEvent(framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, n, ev.Cause)
+	case store.Modified:
+		old := ev.Old.(*corev1.Node)
+		s.cache.UpdateNode(old, n)
+		if a := nodeChange(old, n); a != 0 {
+			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.Node, ActionType: a}, old, n, ev.Cause)
+		}
+	case store.Deleted:
+		s.cache.RemoveNode(n)
+	}
+}
+
+// nodeChange says which scheduling-relevant parts of a node changed (kube's
+// nodeSchedulingPropertiesChange); heartbeats and image lists are not among
+// them. A cordon or uncordon counts as a taint change, as in kube.
+func nodeChange(old, n *corev1.Node) framework.ActionType {
+	var a framework.ActionType
+	if !equality.Semantic.DeepEqual(old.Status.Allocatable, n.Status.Allocatable) {
+		a |= framework.UpdateNodeAllocatable
+	}
+	if !equality.Semantic.DeepEqual(old.Labels, n.Labels) {
+		a |= framework.UpdateNodeLabel
+	}
+	if old.Spec.Unschedulable != n.Spec.Unschedulable || !equality.Semantic.DeepEqual(old.Spec.Taints, n.Spec.Taints) {
+		a |= framework.UpdateNodeTaint
+	}
+	if !equality.Semantic.DeepEqual(old.Annotations, n.Annotations) {
+		a |= framework.UpdateNodeAnnotation
+	}
+	if conditionsChanged(old.Status.Conditions, n.Status.Conditions) {
+		a |= framework.UpdateNodeCondition
+	}
+	return a
+}
+
+// conditionsChanged compares node conditions ignoring heartbeat times.
+func conditionsChanged(a, b []corev1.NodeCondition) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type || a[i].Status != b[i].Status || a[i].Reason != b[i].Reason || a[i].Message != b[i].Message {
+			return true
+		}
+	}
+	return false
+}
+
+// Work implements component.Reactor: it tries the next pod of the activeQ,
+// if any.
+func (s *Scheduler) Work() bool {
+	qp := s.queue.Pop()
+	if qp == nil {
+		return false
+	}
+	s.scheduleOne(qp)
+	return true
+}
