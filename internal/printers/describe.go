@@ -1047,9 +1047,10 @@ func intOrStringPtr(p *intstr.IntOrString) string {
 }
 
 // deploymentReplicaSets splits the ReplicaSets a Deployment controls into
-// the old ones and the new one (kubectl's deploymentutil): the new one is
-// the oldest whose pod template equals the Deployment's, ignoring the
-// pod-template-hash label; the rest are old, whatever their size.
+// the old ones and the new one, as kubectl's deploymentutil does: sorted by
+// creation time (then name), the new one is the first whose pod template
+// equals the Deployment's, ignoring the pod-template-hash label; all the
+// others are old, whatever their size.
 func deploymentReplicaSets(dep *appsv1.Deployment, candidates []*appsv1.ReplicaSet) (old []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) {
 	var owned []*appsv1.ReplicaSet
 	for _, rs := range candidates {
@@ -1057,16 +1058,14 @@ func deploymentReplicaSets(dep *appsv1.Deployment, candidates []*appsv1.ReplicaS
 			owned = append(owned, rs)
 		}
 	}
-	sort.SliceStable(owned, func(i, j int) bool { return owned[i].Name < owned[j].Name })
-	byAge := append([]*appsv1.ReplicaSet(nil), owned...)
-	sort.SliceStable(byAge, func(i, j int) bool {
-		a, b := byAge[i].CreationTimestamp, byAge[j].CreationTimestamp
+	sort.SliceStable(owned, func(i, j int) bool {
+		a, b := owned[i].CreationTimestamp, owned[j].CreationTimestamp
 		if a.Equal(&b) {
-			return byAge[i].Name < byAge[j].Name
+			return owned[i].Name < owned[j].Name
 		}
 		return a.Before(&b)
 	})
-	for _, rs := range byAge {
+	for _, rs := range owned {
 		if templatesEqualIgnoringHash(&rs.Spec.Template, &dep.Spec.Template) {
 			newRS = rs
 			break
