@@ -1,0 +1,115 @@
+package framework_test
+
+import (
+	"testing"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
+)
+
+func TestPodRequests(t *testing.T) {
+	const mi = 1024 * 1024
+	tests := []struct {
+		name                   string
+		pod                    *st.PodWrapper
+		cpu, mem, nzCPU, nzMem int64
+	}{
+		{"one container", st.MakePod().Name("p").Req("100m", "500Mi"), 100, 500 * mi, 100, 500 * mi},
+		{"no requests: 0 to fit, 100m/200Mi to score", st.MakePod().Name("p"), 0, 0, 100, 200 * mi},
+		{"only cpu requested", st.MakePod().Name("p").Req("250m", ""), 250, 0, 250, 200 * mi},
+		{"containers add up", st.MakePod().Name("p").Req("100m", "100Mi").Container("x", "200m", "300Mi"), 300, 400 * mi, 300, 400 * mi},
+		// kube's example: init 2/1G and 2/3G, app 2/1G and 1/1G → 3 cpu, 3G.
+		{"init containers: max of the largest and the sum", st.MakePod().Name("p").Req("2", "1G").Container("x", "1", "1G").
+			InitReq("2", "1G", false).InitReq("2", "3G", false), 3000, 3_000_000_000, 3000, 3_000_000_000},
+		// A sidecar runs beside the app (1 + 0.5) and beside later init
+		// containers (0.5 + 2 = 2.5 > 1.5).
+		{"sidecars", st.MakePod().Name("p").Req("1", "").InitReq("500m", "", true).InitReq("2", "", false), 2500, 0, 2500, 2*200*mi + 0},
+		{"overhead is added", st.MakePod().Name("p").Req("100m", "100Mi").Overhead("250m", "120Mi"), 350, 220 * mi, 350, 220 * mi},
+	}
+	for _, tt := range tests {
+		pi := framework.NewPodInfo(tt.pod.Obj())
+		if pi.Requests.MilliCPU != tt.cpu || pi.Requests.Memory != tt.mem || pi.NonZeroMilliCPU != tt.nzCPU || pi.NonZeroMemory != tt.nzMem {
+			t.Errorf("%s: requests %dm/%d, non-zero %dm/%d; want %dm/%d, %dm/%d", tt.name,
+				pi.Requests.MilliCPU, pi.Requests.Memory, pi.NonZeroMilliCPU, pi.NonZeroMemory, tt.cpu, tt.mem, tt.nzCPU, tt.nzMem)
+		}
+	}
+}
+
+func TestDefaultNormalizeScore(t *testing.T) {
+	tests := []struct {
+		in      []int64
+		reverse bool
+		want    []int64
+	}{
+		{[]int64{0, 50, 200}, false, []int64{0, 25, 100}},
+		{[]int64{0, 50, 200}, true, []int64{100, 75, 0}},
+		{[]int64{0, 0}, false, []int64{0, 0}},
+		{[]int64{0, 0}, true, []int64{100, 100}},
+		{[]int64{3, 7}, false, []int64{42, 100}},
+	}
+	for _, tt := range tests {
+		l := make(framework.NodeScoreList, len(tt.in))
+		for i, s := range tt.in {
+			l[i].Score = s
+		}
+		framework.DefaultNormalizeScore(framework.MaxNodeScore, tt.reverse, l)
+		for i := range l {
+			if l[i].Score != tt.want[i] {
+				t.Errorf("DefaultNormalizeScore(%v, reverse=%v) = %v; want %v", tt.in, tt.reverse, l, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// TestFitErrorMessage reproduces k8s-facts §4.7's example: reasons counted
+// per node, sorted as strings, the preemption part appended.
+func TestFitErrorMessage(t *testing.T) {
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"cp", "n1", "n2"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	m := framework.NewNodeToStatus()
+	m.Set(nodes[0], framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"))
+	m.Set(nodes[1], framework.NewStatus(framework.Unschedulable, "Insufficient cpu"))
+	m.Set(nodes[2], framework.NewStatus(framework.Unschedulable, "Insufficient cpu"))
+	fe := &framework.FitError{NumAllNodes: 3, Diagnosis: framework.Diagnosis{NodeToStatus: m,
+		PostFilterMsg: "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."}}
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. " +
+		"preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+	if got := fe.Error(); got != want {
+		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
+	}
+
+	// A node short of two resources counts under both; "10 x" sorts before "2 y".
+	m = framework.NewNodeToStatus()
+	for i := 0; i < 10; i++ {
+		m.Set(nodes[0], framework.NewStatus(framework.Unschedulable, "Insufficient memory"))
+	}
+	m.Set(nodes[1], framework.NewStatus(framework.Unschedulable, "Insufficient cpu", "Insufficient memory"))
+	m.Set(nodes[2], framework.NewStatus(framework.Unschedulable, "Insufficient cpu"))
+	fe = &framework.FitError{NumAllNodes: 12, Diagnosis: framework.Diagnosis{NodeToStatus: m}}
+	if got, want := fe.Error(), "0/12 nodes are available: 11 Insufficient memory, 2 Insufficient cpu."; got != want {
+		t.Errorf("Error() = %q; want %q", got, want)
+	}
+
+	// A PreFilter rejection replaces the histogram.
+	fe = &framework.FitError{NumAllNodes: 3, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus(),
+		PreFilterMsg: "pod affinity terms conflict"}}
+	if got, want := fe.Error(), "0/3 nodes are available: pod affinity terms conflict."; got != want {
+		t.Errorf("Error() = %q; want %q", got, want)
+	}
+}
+
+func TestCodeString(t *testing.T) {
+	for c, want := range map[framework.Code]string{framework.Success: "Success", framework.Unschedulable: "Unschedulable",
+		framework.UnschedulableAndUnresolvable: "UnschedulableAndUnresolvable", framework.Skip: "Skip", framework.Code(42): "Code(42)"} {
+		if got := c.String(); got != want {
+			t.Errorf("Code(%d).String() = %q; want %q", int(c), got, want)
+		}
+	}
+	var nilStatus *framework.Status
+	if !nilStatus.IsSuccess() || nilStatus.Code() != framework.Success {
+		t.Error("a nil Status is not Success")
+	}
+}

@@ -1,0 +1,285 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler"
+	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+func schedulerEvents(h *harness) []string {
+	var out []string
+	for _, ev := range h.trace.All() {
+		if ev.Component == scheduler.Component {
+			out = append(out, fmt.Sprintf("%s %s", ev.T, ev.Message))
+		}
+	}
+	return out
+}
+
+func eventsFor(h *harness, reason string) []*corev1.Event {
+	var out []*corev1.Event
+	for _, o := range h.store.List(kinds.Event, "") {
+		if ev := o.(*corev1.Event); ev.Reason == reason {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func TestNumFeasibleNodesToFind(t *testing.T) {
+	tests := []struct {
+		nodes, want int
+		pct         int32
+	}{
+		{3, 3, 0}, {99, 99, 0}, {100, 100, 50}, {500, 230, 46}, {1000, 420, 42}, {5000, 500, 10}, {15000, 750, 5},
+	}
+	for _, tt := range tests {
+		if got, pct := scheduler.NumFeasibleNodesToFind(0, tt.nodes); got != tt.want || pct != tt.pct {
+			t.Errorf("NumFeasibleNodesToFind(0, %d) = %d, %d%%; want %d, %d%%", tt.nodes, got, pct, tt.want, tt.pct)
+		}
+	}
+	if got, _ := scheduler.NumFeasibleNodesToFind(1, 5000); got != 100 {
+		t.Errorf("NumFeasibleNodesToFind(1%%, 5000) = %d; want the floor of 100", got)
+	}
+}
+
+func TestBackoffDuration(t *testing.T) {
+	want := []sim.Tick{0, 1, 2, 4, 8, 10, 10, 10}
+	for attempts, w := range want {
+		if got := scheduler.BackoffDuration(attempts, sim.Second, 10*sim.Second); got != w*sim.Second {
+			t.Errorf("BackoffDuration(%d) = %s; want %s", attempts, got, w*sim.Second)
+		}
+	}
+}
+
+// TestBackoffRetries: a pod that fails with no plugin to blame (no nodes at
+// all) is retried after 1, 2, 4, 8, 10 and 10 seconds, and its one
+// FailedScheduling event counts the attempts instead of multiplying.
+func TestBackoffRetries(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakePod().Name("lonely").Obj())
+	h.advance(36 * sim.Second)
+	var times []sim.Tick
+	for _, ev := range h.trace.All() {
+		if ev.Component == scheduler.Component {
+			times = append(times, ev.T)
+			if ev.Message != "FailedScheduling: no nodes available to schedule pods" {
+				t.Errorf("message %q", ev.Message)
+			}
+		}
+	}
+	var gaps []string
+	for i := 1; i < len(times); i++ {
+		gaps = append(gaps, (times[i] - times[i-1]).String())
+	}
+	if got, want := strings.Join(gaps, " "), "1.000s 2.000s 4.000s 8.000s 10.000s 10.000s"; got != want {
+		t.Errorf("retry gaps = %s; want %s", got, want)
+	}
+	evs := eventsFor(h, "FailedScheduling")
+	if len(evs) != 1 || evs[0].Count != 7 || evs[0].Type != corev1.EventTypeWarning || evs[0].Source.Component != "default-scheduler" {
+		t.Errorf("FailedScheduling events: %d, first %+v; want one, count 7", len(evs), evs[0])
+	}
+	p := h.pod("lonely")
+	if len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Reason != "Unschedulable" ||
+		p.Status.Conditions[0].Message != "no nodes available to schedule pods" {
+		t.Errorf("conditions = %+v", p.Status.Conditions)
+	}
+}
+
+// TestFailedSchedulingExample reproduces k8s-facts §4.7's full example on a
+// real cycle: a tainted control-plane node and two nodes short of cpu.
+func TestFailedSchedulingExample(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakeNode().Name("cp").Taint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule).Obj())
+	h.create(st.MakeNode().Name("n1").Obj())
+	h.create(st.MakeNode().Name("n2").Obj())
+	h.create(st.MakePod().Name("busy1").Node("n1").Req("3500m", "").Obj())
+	h.create(st.MakePod().Name("busy2").Node("n2").Req("3500m", "").Obj())
+	h.create(st.MakePod().Name("web").Req("1", "").Obj())
+	h.settle()
+	want := "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. " +
+		"preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+	evs := eventsFor(h, "FailedScheduling")
+	if len(evs) != 1 || evs[0].Message != want {
+		t.Fatalf("FailedScheduling = %v; want %q", evs, want)
+	}
+	c := h.pod("web").Status.Conditions
+	if len(c) != 1 || c[0].Type != corev1.PodScheduled || c[0].Status != corev1.ConditionFalse || c[0].Reason != "Unschedulable" || c[0].Message != want {
+		t.Errorf("PodScheduled = %+v", c)
+	}
+	// Freeing room on n1 (an assigned pod deleted) moves the pod back: it
+	// is bound at once, its backoff (1 s after one attempt) being over.
+	h.advance(2 * sim.Second)
+	if _, err := h.api.Delete(apiserver.Actor{Component: "test"}, kinds.Pod, "default", "busy1", apiserver.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if n := h.pod("web").Spec.NodeName; n != "n1" {
+		t.Errorf("web on %q; want n1", n)
+	}
+}
+
+func TestTruncateMessage(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	got := scheduler.TruncateMessage(long)
+	if len(got) != 1024 || !strings.HasSuffix(got, "x ...") {
+		t.Errorf("TruncateMessage: len %d, suffix %q", len(got), got[len(got)-6:])
+	}
+	if scheduler.TruncateMessage("short") != "short" {
+		t.Error("short message changed")
+	}
+}
+
+func TestPodLevelDetails(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakeNode().Name("n1").Obj())
+	// Already bound: never scheduled, but its requests count.
+	h.create(st.MakePod().Name("bound").Node("n1").Req("3", "").Obj())
+	// Another scheduler's pod is left alone.
+	other := st.MakePod().Name("other").Obj()
+	other.Spec.SchedulerName = "my-scheduler"
+	h.create(other)
+	h.settle()
+	if n := h.pod("other").Spec.NodeName; n != "" {
+		t.Errorf("other scheduler's pod bound to %s", n)
+	}
+	if len(h.sched.Explain("default", "bound")) != 0 {
+		t.Error("a bound pod was scheduled")
+	}
+	if got := h.sched.NodeInfo("n1").Requested.MilliCPU; got != 3000 {
+		t.Errorf("n1 requested %dm; want 3000m", got)
+	}
+	// A pod deleted while waiting is dropped from the queue and forgotten.
+	h.create(st.MakePod().Name("huge").Req("2", "").Obj())
+	h.settle()
+	if a, b, u := h.sched.Queued(); a+b+u != 1 {
+		t.Fatalf("queued %d %d %d; want the huge pod parked", a, b, u)
+	}
+	if _, err := h.api.Delete(apiserver.Actor{Component: "test"}, kinds.Pod, "default", "huge", apiserver.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if a, b, u := h.sched.Queued(); a+b+u != 0 {
+		t.Errorf("queued %d %d %d after delete; want none", a, b, u)
+	}
+	if len(h.sched.Explain("default", "huge")) != 0 {
+		t.Error("explanations kept for a deleted pod")
+	}
+	// A finished pod frees its node.
+	p := h.pod("bound").DeepCopy()
+	p.Status.Phase = corev1.PodSucceeded
+	if _, err := h.api.UpdateStatus(apiserver.Actor{Component: "test"}, p); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if got := h.sched.NodeInfo("n1").Requested.MilliCPU; got != 0 {
+		t.Errorf("n1 requested %dm after the pod finished; want 0", got)
+	}
+}
+
+// TestUnschedulableFlush: a parked pod that no event helps is tried again
+// once it has waited more than 5 minutes, at the next 30-second flush.
+func TestUnschedulableFlush(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakeNode().Name("n1").Obj())
+	h.create(st.MakePod().Name("big").Req("8", "").Obj())
+	h.advance(11 * sim.Minute)
+	got := schedulerEvents(h)
+	if len(got) != 3 || !strings.HasPrefix(got[1], "5m30.000s ") || !strings.HasPrefix(got[2], "11m00.000s ") {
+		t.Errorf("attempts:\n%s\nwant at 0s, 5m30s and 11m00s", strings.Join(got, "\n"))
+	}
+}
+
+// TestCordonAndTaintRequeue: the plugins' queueing hints decide which node
+// changes bring a parked pod back.
+func TestCordonAndTaintRequeue(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakeNode().Name("n1").Unschedulable().Obj())
+	h.create(st.MakePod().Name("web").Obj())
+	h.advance(sim.Minute)
+	if a, b, u := h.sched.Queued(); u != 1 || a+b != 0 {
+		t.Fatalf("queued %d %d %d; want the pod parked", a, b, u)
+	}
+	// A relabel does not concern NodeUnschedulable: the pod stays parked.
+	n := h.store.List(kinds.Node, "")[0].(*corev1.Node).DeepCopy()
+	n.Labels["team"] = "a"
+	if _, err := h.api.Update(apiserver.Actor{Component: "test"}, n); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if a, b, u := h.sched.Queued(); u != 1 || a+b != 0 {
+		t.Fatalf("after relabel: queued %d %d %d; want still parked", a, b, u)
+	}
+	// Uncordoning does.
+	n = h.store.List(kinds.Node, "")[0].(*corev1.Node).DeepCopy()
+	n.Spec.Unschedulable = false
+	if _, err := h.api.Update(apiserver.Actor{Component: "test"}, n); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if got := h.pod("web").Spec.NodeName; got != "n1" {
+		t.Errorf("web on %q after uncordon; want n1", got)
+	}
+}
+
+// TestNodeTreeOrder: the scan interleaves zones, as kube's node tree does,
+// so with one feasible node per zone found first the spread is even.
+func TestNodeTreeOrder(t *testing.T) {
+	h := newHarness()
+	for i, z := range []string{"a", "a", "b", "b", "c"} {
+		h.create(st.MakeNode().Name(fmt.Sprintf("n%d", i+1)).Label(corev1.LabelTopologyZone, z).Obj())
+	}
+	h.create(st.MakePod().Name("p").Obj())
+	h.settle()
+	d := h.sched.Explain("default", "p")[0]
+	var order []string
+	for _, r := range d.Nodes {
+		order = append(order, r.Node)
+	}
+	if got, want := strings.Join(order, " "), "n1 n3 n5 n2 n4"; got != want {
+		t.Errorf("scan order %s; want %s", got, want)
+	}
+}
+
+// TestDeterminism: the same seed gives the same bindings and trace; another
+// seed may change only the choices among tied nodes, so every decision's
+// winning score is the same.
+func TestDeterminism(t *testing.T) {
+	run := func(seed uint64) (bindings, scores, trace string) {
+		h := newHarnessSeed(seed)
+		for i := 1; i <= 10; i++ {
+			h.create(st.MakeNode().Name(fmt.Sprintf("n%d", i)).Label(corev1.LabelTopologyZone, fmt.Sprintf("z%d", i%3)).Obj())
+		}
+		for i := 1; i <= 30; i++ {
+			h.create(st.MakePod().Name(fmt.Sprintf("p%02d", i)).Req("300m", "1Gi").Obj())
+			h.settle()
+		}
+		var b, s []string
+		for i := 1; i <= 30; i++ {
+			name := fmt.Sprintf("p%02d", i)
+			b = append(b, name+"="+h.pod(name).Spec.NodeName)
+			s = append(s, fmt.Sprint(h.sched.Explain("default", name)[0].Score))
+		}
+		return strings.Join(b, " "), strings.Join(s, " "), strings.Join(schedulerEvents(h), "\n")
+	}
+	b1, s1, t1 := run(1)
+	b1again, s1again, t1again := run(1)
+	if b1 != b1again || s1 != s1again || t1 != t1again {
+		t.Fatalf("seed 1 twice differs:\n%s\n%s", b1, b1again)
+	}
+	b2, s2, _ := run(2)
+	if s1 != s2 {
+		t.Errorf("winning scores differ between seeds:\n%s\n%s", s1, s2)
+	}
+	if b1 == b2 {
+		t.Errorf("seeds 1 and 2 broke every tie the same way; the tie-break ignores the seed")
+	}
+}
