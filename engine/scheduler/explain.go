@@ -224,7 +224,11 @@ func (d *Decision) Rank() string {
 	case d.Scored == 0:
 		return "the only feasible node, not scored"
 	case d.Ties > 1:
-		return fmt.Sprintf("score %d, tied with %d other nodes at the top of %d; picked at random", d.Score, d.Ties-1, d.Scored)
+		others := "1 other node"
+		if d.Ties > 2 {
+			others = strconv.Itoa(d.Ties-1) + " other nodes"
+		}
+		return fmt.Sprintf("score %d, tied with %s at the top of %d; picked at random", d.Score, others, d.Scored)
 	}
 	return fmt.Sprintf("score %d, highest of %d", d.Score, d.Scored)
 }
