@@ -22,6 +22,10 @@ const advanceChunk = 10 * sim.Second
 // untilDefaultTimeout is until's timeout when --timeout is not given.
 const untilDefaultTimeout = 5 * time.Minute
 
+// untilTimeStep is how often until re-evaluates an expression that depends
+// on the clock (now, age, since) when nothing it reads was written.
+const untilTimeStep = sim.Second
+
 // maxSummaryWarnings bounds the warnings an advance summary lists.
 const maxSummaryWarnings = 8
 
@@ -104,8 +108,10 @@ func runUntil(s *Session, args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	// Evaluate only when something could have changed: a write, or (for
-	// expressions about time) the clock.
+	// Evaluate only when the answer could have changed: after a write to a
+	// kind the expression reads, or, for expressions about time, once the
+	// clock has moved on by untilTimeStep. At 1,000 nodes most writes are
+	// node heartbeats and leases, which an expression over pods ignores.
 	lastRev, lastTick, last := int64(-1), sim.Tick(-1), false
 	var evalErr error
 	cond := func() bool {
@@ -113,10 +119,13 @@ func runUntil(s *Session, args []string, _ string) error {
 			return true
 		}
 		rev, now := s.Eng.Store.Rev(), s.Now()
-		if rev == lastRev && (!c.timeDependent || now == lastTick) {
+		changed := lastRev < 0 || (rev != lastRev && s.touched(c, lastRev)) ||
+			(c.timeDependent && now-lastTick >= untilTimeStep)
+		lastRev = rev // writes up to rev are accounted for, read or not
+		if !changed {
 			return last
 		}
-		lastRev, lastTick = rev, now
+		lastTick = now
 		last, _, evalErr = s.evalBool(c)
 		return last || evalErr != nil
 	}
@@ -136,6 +145,23 @@ func runUntil(s *Session, args []string, _ string) error {
 		return errors.New(strings.Join(lines, "\n"))
 	}
 	return nil
+}
+
+// touched reports whether a write after rev changed an object of a kind c
+// reads (or whether history was compacted, so that it cannot tell).
+func (s *Session) touched(c *compiledExpr, rev int64) bool {
+	evs, err := s.Eng.Store.Since(rev)
+	if err != nil {
+		return true
+	}
+	for _, ev := range evs {
+		for _, l := range c.uses {
+			if ev.Kind == l.kind {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // splitTrailingFlags separates flags written after a raw expression:
