@@ -362,7 +362,7 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, rsList, ol
 	*newRS.Spec.Replicas = n
 	SetNewReplicaSetAnnotations(d, newRS, newRevision, false)
 
-	msg := fmt.Sprintf("Created new replica set %q (pod-template-hash %s, revision %s) with %d replicas", newRS.Name, hash, newRevision, n)
+	msg := fmt.Sprintf("Created new replica set %q (pod-template-hash %s, revision %s) with %s", newRS.Name, hash, newRevision, plural(n, "replica"))
 	seq := c.record(c.declareColumn(d), d.Namespace, "replicaset/"+newRS.Name, msg, whyNewRS)
 	name := newRS.Name
 	created, err := c.env.API.Create(c.actor(seq), newRS)
@@ -415,6 +415,13 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, rsList, ol
 		}
 	}
 	return rs, nil
+}
+
+func plural(n int32, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(int(n)) + " " + word + "s"
 }
 
 func setDeploymentRevision(d *appsv1.Deployment, revision string) bool {

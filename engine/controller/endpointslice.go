@@ -53,8 +53,10 @@ type EndpointSliceController struct {
 	// selectors of the Services that get slices, by namespace and name.
 	selectors map[string]map[string]labels.Selector
 	// podCause is the trace seq of the last relevant change of each pod a
-	// Service selects, so that "pod/x is now a ready endpoint" cites it.
+	// Service selects, so that "pod/x is now a ready endpoint" cites it;
+	// svcCause that of each Service, for the slices a new Service gets.
 	podCause map[string]uint64
+	svcCause map[string]uint64
 }
 
 var _ component.Reactor = (*EndpointSliceController)(nil)
@@ -63,7 +65,7 @@ var _ component.Reactor = (*EndpointSliceController)(nil)
 func NewEndpointSliceController(env component.Env) *EndpointSliceController {
 	EnsureIndexes(env.Store)
 	c := &EndpointSliceController{worker: newWorker(EndpointSliceControllerName, env, EndpointSliceWorkers),
-		selectors: map[string]map[string]labels.Selector{}, podCause: map[string]uint64{}}
+		selectors: map[string]map[string]labels.Selector{}, podCause: map[string]uint64{}, svcCause: map[string]uint64{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -82,7 +84,9 @@ func (c *EndpointSliceController) Observe(ev store.Event) {
 		ns := c.selectors[svc.Namespace]
 		if ev.Type == store.Deleted || !servesSlices(svc) {
 			delete(ns, svc.Name)
+			delete(c.svcCause, Key(svc))
 		} else {
+			c.svcCause[Key(svc)] = ev.Cause
 			if ns == nil {
 				ns = map[string]labels.Selector{}
 				c.selectors[svc.Namespace] = ns
@@ -594,7 +598,7 @@ func (c *EndpointSliceController) recordTransitions(svc *corev1.Service, before,
 		case has && !had:
 			col, why = trace.Run, whyNotReadyEndpoint
 			msg = fmt.Sprintf("pod/%s is now an endpoint of %s, not ready: it gets no traffic yet", n, svcRef)
-		case wasReady && has:
+		case wasReady && has && !isReady:
 			col, why = trace.Maintain, whyLeftEndpoint
 			reason := "not ready"
 			if a.Conditions.Terminating != nil && *a.Conditions.Terminating {
@@ -668,7 +672,12 @@ func (c *EndpointSliceController) write(svc *corev1.Service, w sliceWrite, trans
 		case "delete":
 			msg = fmt.Sprintf("Deleted EndpointSlice %s of service/%s", w.slice.Name, svc.Name)
 		}
-		seq = c.record(col, svc.Namespace, "endpointslice/"+w.slice.Name, msg, why)
+		cause := c.cause
+		if newService && c.svcCause[Key(svc)] != 0 {
+			cause = c.svcCause[Key(svc)] // the first slices carry out the Service itself
+		}
+		seq = c.env.Trace.Record(trace.Event{Component: c.name, Lane: trace.ControlPlane, Column: col,
+			Namespace: svc.Namespace, Object: "endpointslice/" + w.slice.Name, Message: msg, Cause: cause, Why: why})
 	}
 	var rev int64
 	switch w.op {

@@ -106,6 +106,11 @@ func TestEndpointSlicePlaceholderThenEndpoints(t *testing.T) {
 		}
 	}
 
+	for _, e := range c.env.Trace.All() {
+		if strings.Contains(e.Message, "no longer") {
+			t.Errorf("spurious transition while every pod stays ready: %s", e.Message)
+		}
+	}
 	// A pod is deleted while bound: it terminates, not ready but serving.
 	victim := es.Endpoints[0].TargetRef.Name
 	if _, err := c.env.API.Delete(setup, kinds.Pod, "default", victim, deleteBackground); err != nil {
