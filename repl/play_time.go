@@ -228,12 +228,16 @@ func (s *Session) advanceBy(d sim.Tick, cond func() bool) (*summary, error) {
 	sum := &summary{warnings: map[string]*warning{}}
 	end := s.Now() + d
 	s.Eng.Settle()
+	// Count from the last summary, so that what the commands since then set
+	// off at their own instant is reported too.
+	rev := s.sumRev
+	defer func() { s.sumRev = s.Eng.Store.Rev() }()
 	if cond != nil && cond() {
 		sum.met = true
+		s.summarise(sum, rev)
 		return sum, nil
 	}
 	for s.Now() < end {
-		rev := s.Eng.Store.Rev()
 		next := min(s.Now()+advanceChunk, end)
 		if cond != nil {
 			sum.met = s.Eng.AdvanceUntil(cond, next-s.Now())
@@ -241,6 +245,7 @@ func (s *Session) advanceBy(d sim.Tick, cond func() bool) (*summary, error) {
 			s.Eng.AdvanceTo(next)
 		}
 		s.summarise(sum, rev)
+		rev = s.Eng.Store.Rev()
 		if sum.met {
 			return sum, nil
 		}

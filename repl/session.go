@@ -86,6 +86,11 @@ type Session struct {
 	interrupted atomic.Bool
 	quit        bool
 
+	// sumRev is the store revision the last advance or until summarised up
+	// to: the next summary also counts what commands in between set off
+	// (the pods an apply's ReplicaSet created at that same instant).
+	sumRev int64
+
 	// jsonCache keeps the JSON shape of store objects between expression
 	// evaluations (objects in the store are immutable).
 	jsonCache printers.JSONCache
@@ -108,6 +113,7 @@ func (s *Session) Reset(seed uint64, nodes []engine.NodeConfig) {
 	s.Eng = engine.New(engine.Config{Seed: seed, Nodes: nodes})
 	s.actor = nil
 	s.jsonCache = printers.JSONCache{}
+	s.sumRev = s.Eng.Store.Rev()
 }
 
 // Now is the cluster's virtual time.

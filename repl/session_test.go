@@ -3,6 +3,7 @@ package repl
 import (
 	"bytes"
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 
@@ -186,15 +187,8 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
-
 func sortedCopy(s []string) []string {
 	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
+	sort.Strings(out)
 	return out
 }
