@@ -59,6 +59,52 @@ type DeploymentController struct {
 	// specCause is the trace seq of the step that last changed each
 	// Deployment's spec: steps carrying that spec out take its column.
 	specCause map[string]uint64
+	// sameTemplate memoizes EqualIgnoreHash by the generations of both
+	// objects (a template change moves each object's generation): a sync
+	// compares the same templates several times, and a reflective deep
+	// comparison of pod templates is the controller's dearest step.
+	sameTemplate map[templatePair]bool
+}
+
+type templatePair struct {
+	d, rs       types.UID
+	dGen, rsGen int64
+}
+
+// maxTemplateMemo bounds the memo; it is simply cleared when full.
+const maxTemplateMemo = 1 << 16
+
+func (c *DeploymentController) equalTemplates(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
+	k := templatePair{d: d.UID, rs: rs.UID, dGen: d.Generation, rsGen: rs.Generation}
+	if same, ok := c.sameTemplate[k]; ok && d.UID != "" && rs.UID != "" {
+		return same
+	}
+	same := EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+	if len(c.sameTemplate) >= maxTemplateMemo {
+		clear(c.sameTemplate)
+	}
+	c.sameTemplate[k] = same
+	return same
+}
+
+// splitReplicaSets is FindNewReplicaSet and FindOldReplicaSets in one pass,
+// through the memo.
+func (c *DeploymentController) splitReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet) {
+	byCreation(rss)
+	var newRS *appsv1.ReplicaSet
+	for _, rs := range rss {
+		if c.equalTemplates(d, rs) {
+			newRS = rs
+			break
+		}
+	}
+	var old []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if newRS == nil || rs.UID != newRS.UID {
+			old = append(old, rs)
+		}
+	}
+	return newRS, old
 }
 
 var _ component.Reactor = (*DeploymentController)(nil)
@@ -67,7 +113,7 @@ var _ component.Reactor = (*DeploymentController)(nil)
 func NewDeploymentController(env component.Env) *DeploymentController {
 	EnsureIndexes(env.Store)
 	c := &DeploymentController{worker: newWorker(DeploymentControllerName, env, DeploymentWorkers),
-		specCause: map[string]uint64{}}
+		specCause: map[string]uint64{}, sameTemplate: map[templatePair]bool{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -291,16 +337,15 @@ func (c *DeploymentController) podsByReplicaSet(rsList []*appsv1.ReplicaSet) map
 // (template equal to the Deployment's; created if asked and missing) and
 // the old ones, syncing the revision annotations.
 func (c *DeploymentController) getAllReplicaSetsAndSyncRevision(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
-	oldRSs := FindOldReplicaSets(d, rsList)
-	newRS, err := c.getNewReplicaSet(d, rsList, oldRSs, create)
+	existing, oldRSs := c.splitReplicaSets(d, rsList)
+	newRS, err := c.getNewReplicaSet(d, existing, oldRSs, create)
 	if err != nil {
 		return nil, nil, err
 	}
 	return newRS, oldRSs, nil
 }
 
-func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, rsList, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
-	existing := FindNewReplicaSet(d, rsList)
+func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
 	now := c.now()
 	if existing != nil {
@@ -375,7 +420,7 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, rsList, ol
 			return nil, err
 		}
 		rs := o.(*appsv1.ReplicaSet)
-		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&d.Spec.Template, &rs.Spec.Template) {
+		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.UID == d.UID && c.equalTemplates(d, rs) {
 			created, err = rs, nil
 			break
 		}
@@ -804,8 +849,8 @@ func sortBySize(rss []*appsv1.ReplicaSet, newerFirst bool) {
 // isScalingEvent reports whether an active ReplicaSet's desired-replicas
 // annotation differs from spec.replicas: the user scaled.
 func (c *DeploymentController) isScalingEvent(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) bool {
-	newRS := FindNewReplicaSet(d, rsList)
-	for _, rs := range activeReplicaSets(append(FindOldReplicaSets(d, rsList), newRS)) {
+	newRS, oldRSs := c.splitReplicaSets(d, rsList)
+	for _, rs := range activeReplicaSets(append(oldRSs, newRS)) {
 		if desired, ok := intAnnotation(rs, DesiredReplicasAnnotation); ok && desired != replicas(d.Spec.Replicas) {
 			return true
 		}

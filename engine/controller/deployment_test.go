@@ -373,3 +373,60 @@ func TestRevisionHistoryLimit(t *testing.T) {
 		t.Errorf("ReplicaSets kept %v; want revisions 2 and 3 (limit 1 old)", revs)
 	}
 }
+
+func TestPauseAndResume(t *testing.T) {
+	c := newCluster(t)
+	in := makeDeployment("api", 2).obj()
+	deadline := int32(600)
+	in.Spec.ProgressDeadlineSeconds = &deadline
+	c.create(in)
+	c.run()
+	c.startPods()
+	c.run()
+	d := c.deployment("api").DeepCopy()
+	d.Spec.Paused = true
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	c.update(d)
+	c.run()
+	d = c.deployment("api")
+	if n := len(c.replicaSets(d)); n != 1 {
+		t.Errorf("%d ReplicaSets while paused; a paused Deployment must not roll out", n)
+	}
+	if p := GetDeploymentCondition(d.Status, appsv1.DeploymentProgressing); p.Status != corev1.ConditionUnknown || p.Reason != PausedDeployReason || p.Message != "Deployment is paused" {
+		t.Errorf("Progressing = %s %s %q; want Unknown DeploymentPaused", p.Status, p.Reason, p.Message)
+	}
+	d = d.DeepCopy()
+	d.Spec.Paused = false
+	c.update(d)
+	c.run()
+	d = c.deployment("api")
+	if n := len(c.replicaSets(d)); n != 2 {
+		t.Errorf("%d ReplicaSets after resume; want the rollout to start", n)
+	}
+	if p := GetDeploymentCondition(d.Status, appsv1.DeploymentProgressing); p.Reason == PausedDeployReason {
+		t.Errorf("Progressing still %s after resume", p.Reason)
+	}
+}
+
+func TestRollbackReusesOldReplicaSet(t *testing.T) {
+	c := newCluster(t)
+	c.create(makeDeployment("api", 2).obj())
+	c.run()
+	c.startPods()
+	c.run()
+	first := c.replicaSets(c.deployment("api"))[0].Name
+	c.rollout("api", "nginx:1.28", func(int32, int32) {})
+	// kubectl rollout undo: the template goes back to revision 1's.
+	c.rollout("api", "nginx:1.27", func(int32, int32) {})
+	d := c.deployment("api")
+	if n := len(c.replicaSets(d)); n != 2 {
+		t.Fatalf("%d ReplicaSets; a rollback must reuse the old one", n)
+	}
+	rs := c.get(kinds.ReplicaSet, "default", first).(*appsv1.ReplicaSet)
+	if *rs.Spec.Replicas != 2 || rs.Annotations[RevisionAnnotation] != "3" || rs.Annotations[RevisionHistoryAnnotation] != "1" {
+		t.Errorf("%s: replicas %d, revision %q, history %q; want 2, 3, 1", first, *rs.Spec.Replicas, rs.Annotations[RevisionAnnotation], rs.Annotations[RevisionHistoryAnnotation])
+	}
+	if d.Annotations[RevisionAnnotation] != "3" {
+		t.Errorf("deployment revision %q; want 3", d.Annotations[RevisionAnnotation])
+	}
+}
