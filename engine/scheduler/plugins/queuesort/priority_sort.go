@@ -1,4 +1,3 @@
-// Package queuesort is the PrioritySort plugin: the order of the activeQ.
 package queuesort
 
 import "github.com/kubeloop/kubeloop/engine/scheduler/framework"

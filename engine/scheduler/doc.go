@@ -1,0 +1,30 @@
+// Package scheduler is kubeloop's kube-scheduler: the Schedule column.
+//
+// It watches pods and nodes through Observe, like kube-scheduler's
+// informers: unbound pods that ask for default-scheduler and are not being
+// deleted enter the scheduling queue; bound pods and nodes feed its own
+// cache of NodeInfos (requested and non-zero requested resources, pod
+// counts, images), so an attempt never lists pods. Each Work call takes one
+// pod from the queue and runs one scheduling cycle with the default profile
+// (see DefaultPlugins): PreFilter, Filter over the nodes in node-tree order
+// from a rotating start until percentageOfNodesToScore feasible nodes are
+// found, PostFilter (the preemption message) when none is, PreScore, Score,
+// NormalizeScore, the weighted sum, and a uniform pick among the top totals
+// from the scheduler's seeded source. A success is a Bind through the API
+// server and a Normal Scheduled event; a failure is a Warning
+// FailedScheduling event (identical ones counted, not repeated), the
+// condition PodScheduled=False, and the pod back in the queue: parked until
+// a cluster event that may help (queueing hints), retried after backoff
+// (1 s doubling to 10 s) when no plugin is to blame, and flushed after 5
+// minutes in any case.
+//
+// Every attempt leaves a Decision: the outcome and scope always, and per
+// evaluated node which filter rejected it and each score plugin's raw,
+// normalised and weighted score, kept in a bounded ring (Explain, Describe).
+// The trace shows each attempt in the Schedule column with its cause.
+//
+// Simplifications, said here and in the code: no preemption victims are
+// chosen (every pod has priority 0 until PriorityClasses arrive); volume,
+// port and DRA plugins are not modelled; binding is synchronous; a pod
+// leaves the backoffQ exactly when its backoff ends.
+package scheduler

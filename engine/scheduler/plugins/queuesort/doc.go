@@ -1,0 +1,2 @@
+// Package queuesort is the PrioritySort plugin: the order of the activeQ.
+package queuesort
