@@ -38,10 +38,12 @@ func (e *expectations) Satisfied(key string) bool {
 	return e.loop.Now()-x.at > ExpectationsTimeout
 }
 
+// ExpectCreations records that key is about to create n pods.
 func (e *expectations) ExpectCreations(key string, n int) {
 	e.m[key] = &expectation{add: n, at: e.loop.Now()}
 }
 
+// ExpectDeletions records that key is about to delete these pods.
 func (e *expectations) ExpectDeletions(key string, podKeys []string) {
 	x := &expectation{del: make(map[string]struct{}, len(podKeys)), at: e.loop.Now()}
 	for _, k := range podKeys {
@@ -50,16 +52,19 @@ func (e *expectations) ExpectDeletions(key string, podKeys []string) {
 	e.m[key] = x
 }
 
+// CreationObserved counts one expected creation as seen.
 func (e *expectations) CreationObserved(key string) {
 	if x, ok := e.m[key]; ok {
 		x.add--
 	}
 }
 
+// DeletionObserved counts the deletion of podKey as seen.
 func (e *expectations) DeletionObserved(key, podKey string) {
 	if x, ok := e.m[key]; ok {
 		delete(x.del, podKey)
 	}
 }
 
+// Delete forgets key, whose ReplicaSet is gone.
 func (e *expectations) Delete(key string) { delete(e.m, key) }

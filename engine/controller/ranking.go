@@ -36,8 +36,10 @@ type ActivePodsWithRanks struct {
 	Now  metav1.Time
 }
 
+// Len is the number of pods.
 func (s ActivePodsWithRanks) Len() int { return len(s.Pods) }
 
+// Swap swaps two pods and their ranks.
 func (s ActivePodsWithRanks) Swap(i, j int) {
 	s.Pods[i], s.Pods[j] = s.Pods[j], s.Pods[i]
 	s.Rank[i], s.Rank[j] = s.Rank[j], s.Rank[i]
