@@ -7,11 +7,13 @@ package repl
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler"
 	"github.com/kubeloop/kubeloop/engine/trace"
 	"github.com/kubeloop/kubeloop/internal/printers"
 )
@@ -192,10 +194,17 @@ func writeStep(s *Session, b *strings.Builder, n, width int, e trace.Event) {
 	}
 }
 
-// podPlacement explains where a pod is, or why it is not anywhere yet.
+// podPlacement explains where a pod is, or why it is not anywhere yet:
+// the scheduler's own record of its decision (nodes × filters, nodes ×
+// scores, the chosen node), or, for a Pending pod, which filter rejected
+// which node in its latest attempt.
 func podPlacement(s *Session, p *corev1.Pod) string {
 	var b strings.Builder
 	b.WriteString("\n")
+	var decisions []scheduler.Decision
+	if sch := s.Eng.Scheduler(); sch != nil {
+		decisions = sch.Explain(p.Namespace, p.Name)
+	}
 	if p.Spec.NodeName == "" {
 		b.WriteString("Why it is Pending: ")
 		if c := podCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
@@ -206,13 +215,32 @@ func podPlacement(s *Session, p *corev1.Pod) string {
 		} else {
 			b.WriteString("the scheduler has not placed it yet.\n")
 		}
+		if n := len(decisions); n > 0 {
+			d := decisions[n-1]
+			fmt.Fprintf(&b, "\nThe scheduler's latest attempt (%s so far; kubeloop keeps the last %d):\n",
+				trPlural(d.Attempt, "attempt"), scheduler.DefaultAttemptsPerPod)
+			b.WriteString(decisionText(d))
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Where it runs: the scheduler bound it to node %s.\n", p.Spec.NodeName)
+	var chose *scheduler.Decision
+	for i := len(decisions) - 1; i >= 0; i-- {
+		if decisions[i].Node == p.Spec.NodeName {
+			chose = &decisions[i]
+			break
+		}
+	}
+	if chose != nil {
+		b.WriteString("\nHow the scheduler chose it:\n")
+		b.WriteString(decisionText(*chose))
+	} else {
+		b.WriteString("The scheduler kept no record of choosing it (a pod created with spec.nodeName set skips the scheduler).\n")
+	}
 	if p.Status.Phase == corev1.PodPending {
 		for _, cs := range p.Status.ContainerStatuses {
 			if w := cs.State.Waiting; w != nil && w.Reason != "" {
-				fmt.Fprintf(&b, "Why it is Pending: container %s is waiting (%s)", cs.Name, w.Reason)
+				fmt.Fprintf(&b, "\nWhy it is Pending: container %s is waiting (%s)", cs.Name, w.Reason)
 				if w.Message != "" {
 					b.WriteString(": " + w.Message)
 				}
@@ -221,6 +249,87 @@ func podPlacement(s *Session, p *corev1.Pod) string {
 		}
 	}
 	return b.String()
+}
+
+// whyMaxNodeRows bounds the rows of why's filter and score tables: in a
+// cluster of a thousand nodes the scheduler evaluates hundreds.
+const whyMaxNodeRows = 10
+
+// decisionText is the scheduler's account of one attempt, indented by two,
+// its tables cut to whyMaxNodeRows nodes: the chosen one, one node per
+// distinct rejection, then the best scores, in the order they were
+// evaluated.
+func decisionText(d scheduler.Decision) string {
+	shown := len(d.Nodes)
+	if len(d.Nodes) > whyMaxNodeRows {
+		d.Nodes = pickNodeRows(d, whyMaxNodeRows)
+	}
+	var b strings.Builder
+	for _, ln := range strings.Split(strings.TrimRight(d.Describe(), "\n"), "\n") {
+		b.WriteString("  " + ln + "\n")
+	}
+	if shown > len(d.Nodes) {
+		fmt.Fprintf(&b, "    (%d of the %d nodes evaluated are shown: the chosen one, one per kind of rejection, then the best scores)\n",
+			len(d.Nodes), shown)
+	}
+	return b.String()
+}
+
+// pickNodeRows chooses at most n of a decision's node records, keeping
+// their evaluation order.
+func pickNodeRows(d scheduler.Decision, n int) []scheduler.NodeRecord {
+	keep := make([]bool, len(d.Nodes))
+	count := 0
+	take := func(i int) {
+		if !keep[i] && count < n {
+			keep[i] = true
+			count++
+		}
+	}
+	for i, r := range d.Nodes {
+		if r.Node == d.Node {
+			take(i)
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range d.Nodes {
+		if r.Filter >= 0 && r.Status != nil {
+			key := fmt.Sprint(r.Filter) + "\x00" + r.Status.Message()
+			if !seen[key] {
+				seen[key] = true
+				take(i)
+			}
+		}
+	}
+	total := func(r scheduler.NodeRecord) int64 {
+		var t int64
+		for i, sc := range d.Scorers {
+			if !sc.Skipped {
+				t += int64(r.Score[i]) * sc.Weight
+			}
+		}
+		return t
+	}
+	order := make([]int, 0, len(d.Nodes))
+	for i, r := range d.Nodes {
+		if r.Scored {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return total(d.Nodes[order[a]]) > total(d.Nodes[order[b]]) })
+	for _, i := range order {
+		take(i)
+	}
+	for i := range d.Nodes {
+		take(i)
+	}
+	out := make([]scheduler.NodeRecord, 0, count)
+	for i, r := range d.Nodes {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
