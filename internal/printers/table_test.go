@@ -264,12 +264,11 @@ func TestResourceName(t *testing.T) {
 func BenchmarkPrintTable10kPods(b *testing.B) {
 	pods := benchPods(10000)
 	opts := Options{Now: t0.Add(time.Hour), AllNamespaces: true}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	reportCPU(b, func() {
 		if err := PrintTable(io.Discard, kinds.Pod, pods, opts); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 func BenchmarkDescribePod(b *testing.B) {
@@ -283,11 +282,10 @@ func BenchmarkDescribePod(b *testing.B) {
 	}
 	ctx := DescribeContext{Now: t0.Add(time.Hour), Events: events}
 	var buf bytes.Buffer
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	reportCPU(b, func() {
 		buf.Reset()
 		if err := Describe(&buf, pod, ctx); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
