@@ -137,6 +137,7 @@ func (q *schedulingQueue) Update(old, pod *corev1.Pod, cause uint64) {
 		ev := framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: action}
 		if q.fw.Hint(e.UnschedulablePlugins, e.QueuedPodInfo, ev, old, pod) == framework.Queue {
 			q.move(e, cause)
+			q.armBackoffTimer()
 		}
 	}
 }
@@ -237,6 +238,14 @@ func (q *schedulingQueue) backoffExpiry(e *queued) sim.Tick {
 }
 
 func (q *schedulingQueue) toBackoff(e *queued) {
+	q.toBackoffNoArm(e)
+	q.armBackoffTimer()
+}
+
+// toBackoffNoArm queues the pod without re-arming the backoff timer: a
+// batch of moves arms it once at the end, so that the timers set (and the
+// loop's sequence numbers) do not depend on the order a map was visited in.
+func (q *schedulingQueue) toBackoffNoArm(e *queued) {
 	e.until = q.backoffExpiry(e)
 	if e.until <= q.loop.Now() {
 		e.loc = inActive
@@ -245,15 +254,14 @@ func (q *schedulingQueue) toBackoff(e *queued) {
 	}
 	e.loc = inBackoff
 	heap.Push(&q.backoff, e)
-	q.armBackoffTimer()
 }
 
 // move takes a parked pod back: to the backoffQ if it is still backing
-// off, else to the activeQ.
+// off, else to the activeQ. The caller arms the backoff timer.
 func (q *schedulingQueue) move(e *queued, cause uint64) {
 	delete(q.unschedulable, e.Pod.UID)
 	e.Cause = cause
-	q.toBackoff(e)
+	q.toBackoffNoArm(e)
 }
 
 // OnEvent moves the parked pods that an event may help: those rejected by a
@@ -267,7 +275,9 @@ func (q *schedulingQueue) OnEvent(ev framework.ClusterEvent, oldObj, newObj any,
 		return 0
 	}
 	moved := 0
-	for _, e := range q.unschedulable { // the heaps' total orders make visiting order irrelevant
+	// The heaps' total orders make the visiting order irrelevant to what
+	// is popped when; the timer is armed once, after the loop.
+	for _, e := range q.unschedulable {
 		if e.loc != inUnschedulable || e.UnschedulablePlugins&interest == 0 {
 			continue
 		}
@@ -275,6 +285,9 @@ func (q *schedulingQueue) OnEvent(ev framework.ClusterEvent, oldObj, newObj any,
 			q.move(e, cause)
 			moved++
 		}
+	}
+	if moved > 0 {
+		q.armBackoffTimer()
 	}
 	return moved
 }
@@ -331,6 +344,7 @@ func (q *schedulingQueue) flushUnschedulableLeftover() {
 		}
 		parked++
 	}
+	q.armBackoffTimer()
 	if parked > 0 {
 		q.armFlushTimer()
 	}

@@ -262,7 +262,19 @@ func TestDeterminism(t *testing.T) {
 			h.create(st.MakePod().Name(fmt.Sprintf("p%02d", i)).Req("300m", "1Gi").Obj())
 			h.settle()
 		}
+		// Parked pods, moved back together by one event: the order a map
+		// is visited in must not show.
+		for i := 1; i <= 20; i++ {
+			h.create(st.MakePod().Name(fmt.Sprintf("big%02d", i)).Req("3800m", "").Obj())
+			h.advance(700 * sim.Millisecond)
+		}
+		h.create(st.MakeNode().Name("huge").Capacity("64", "256Gi", 110).Obj())
+		h.advance(30 * sim.Second)
 		var b, s []string
+		for i := 1; i <= 20; i++ {
+			name := fmt.Sprintf("big%02d", i)
+			b = append(b, name+"="+h.pod(name).Spec.NodeName)
+		}
 		for i := 1; i <= 30; i++ {
 			name := fmt.Sprintf("p%02d", i)
 			b = append(b, name+"="+h.pod(name).Spec.NodeName)
@@ -271,6 +283,9 @@ func TestDeterminism(t *testing.T) {
 		return strings.Join(b, " "), strings.Join(s, " "), strings.Join(schedulerEvents(h), "\n")
 	}
 	b1, s1, t1 := run(1)
+	if !strings.Contains(t1, "FailedScheduling") || !strings.Contains(b1, "big01=huge") || !strings.Contains(b1, "big20=") {
+		t.Fatalf("scenario did not park and move pods:\n%s", b1)
+	}
 	b1again, s1again, t1again := run(1)
 	if b1 != b1again || s1 != s1again || t1 != t1again {
 		t.Fatalf("seed 1 twice differs:\n%s\n%s", b1, b1again)
