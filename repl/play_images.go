@@ -2,6 +2,7 @@ package repl
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,9 +33,19 @@ func runImages(s *Session, args []string, _ string) error {
 	}
 	tw := tabwriter.NewWriter(s.Out, 6, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "IMAGE\tTAGS\tSIZE\tSTARTUP\tPORTS\tDESCRIPTION")
+	type row struct {
+		repo string
+		img  *workload.Image
+	}
+	var rows []row
 	for _, img := range s.Eng.Images.Images() {
 		repo := strings.TrimPrefix(img.Repository, workload.DefaultDomain+"/")
-		repo = strings.TrimPrefix(repo, "library/")
+		rows = append(rows, row{strings.TrimPrefix(repo, "library/"), img})
+	}
+	// By the name a learner types, as the registry keeps each name's tags.
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].repo < rows[j].repo })
+	for _, r := range rows {
+		repo, img := r.repo, r.img
 		tags := strings.Join(img.Tags, ",")
 		if tags == "" {
 			tags = "<none>"

@@ -192,3 +192,20 @@ func sortedCopy(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+func TestImages(t *testing.T) {
+	var out bytes.Buffer
+	s := NewSession(&out, &out, Config{})
+	if err := s.Exec("images"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasPrefix(lines[0], "IMAGE ") || !strings.Contains(out.String(), "\nnginx ") {
+		t.Errorf("images:\n%s", out.String())
+	}
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "docker.io/") || strings.HasPrefix(l, "library/") {
+			t.Errorf("images names Docker Hub images as a learner types them; got %q", l)
+		}
+	}
+}
