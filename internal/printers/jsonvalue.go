@@ -390,9 +390,16 @@ func newMapEncoder(t reflect.Type) encoder {
 			return nil
 		}
 		out := make(map[string]any, v.Len())
+		// Copy each entry into one addressable key and value: MapIter's
+		// Key and Value allocate a copy per entry, and an addressable
+		// value lets the Quantity and Time encoders read it in place.
+		key := reflect.New(kt).Elem()
+		val := reflect.New(t.Elem()).Elem()
 		it := v.MapRange()
 		for it.Next() {
-			out[keyString(it.Key())] = ee(it.Value())
+			key.SetIterKey(it)
+			val.SetIterValue(it)
+			out[keyString(key)] = ee(val)
 		}
 		return out
 	}
