@@ -30,4 +30,13 @@
 // loop share one 10 s timer; init containers, probes, restarts and resource
 // admission are not simulated yet (the Maintain issue adds probes and
 // restarts on top of this package).
+//
+// Where the Maintain issue plugs in: a container's life is ctr.stage
+// (waiting, creating, starting, running, stopping, exited) and a pod does
+// one slow step at a time (podState.op), so a crash is a running container
+// moving to exited and, by restartPolicy, back to waiting behind a crash
+// back-off like ctr.backoff; probes are timers per running container that
+// set its readiness, which containerStatus and the Ready condition read; a
+// failed node is a Kubelet whose workOne and heartbeat stop; what a process
+// does comes from workload.Behavior.
 package kubelet

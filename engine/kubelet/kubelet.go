@@ -39,7 +39,7 @@ type Kubelet struct {
 	startedAt  sim.Tick
 
 	pods        map[string]*podState // by the pod's store key
-	queue       []*podState
+	queue       fifo[*podState]
 	startQueued bool
 	hbQueued    bool
 	inDirty     bool
@@ -94,7 +94,7 @@ func (k *Kubelet) HasImage(image string) bool {
 
 func (k *Kubelet) now() sim.Tick { return k.m.env.Loop.Now() }
 
-func (k *Kubelet) hasWork() bool { return k.startQueued || k.hbQueued || len(k.queue) > 0 }
+func (k *Kubelet) hasWork() bool { return k.startQueued || k.hbQueued || k.queue.len() > 0 }
 
 func (k *Kubelet) workOne() {
 	switch {
@@ -103,14 +103,12 @@ func (k *Kubelet) workOne() {
 		k.start()
 	case !k.started:
 		// The node object vanished before its kubelet could start.
-		k.queue = nil
+		k.queue.clear()
 	case k.hbQueued:
 		k.hbQueued = false
 		k.heartbeat()
 	default:
-		p := k.queue[0]
-		k.queue[0] = nil
-		k.queue = k.queue[1:]
+		p := k.queue.pop()
 		p.queued = false
 		k.stats.PodSyncs++
 		k.syncPod(p)
@@ -120,7 +118,7 @@ func (k *Kubelet) workOne() {
 func (k *Kubelet) enqueue(p *podState) {
 	if !p.queued {
 		p.queued = true
-		k.queue = append(k.queue, p)
+		k.queue.push(p)
 	}
 	k.m.markDirty(k)
 }
@@ -284,7 +282,7 @@ func (k *Kubelet) stop() {
 		loop.Cancel(p.timer)
 		loop.Cancel(p.retry)
 	}
-	k.queue = nil
+	k.queue.clear()
 }
 
 // nodeStatus computes status as the kubelet's setters do.

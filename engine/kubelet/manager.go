@@ -24,7 +24,7 @@ type Manager struct {
 	images *workload.Registry
 
 	kubelets map[string]*Kubelet // by node name
-	dirty    []*Kubelet          // kubelets with queued work, in the order it was queued
+	dirty    fifo[*Kubelet]      // kubelets with queued work, in the order it was queued
 	indexes  nodeIndexes
 }
 
@@ -97,7 +97,7 @@ func (m *Manager) observeNode(ev store.Event) {
 func (m *Manager) markDirty(k *Kubelet) {
 	if !k.inDirty {
 		k.inDirty = true
-		m.dirty = append(m.dirty, k)
+		m.dirty.push(k)
 	}
 }
 
@@ -105,10 +105,8 @@ func (m *Manager) markDirty(k *Kubelet) {
 // the order their work was queued, so that pods on different nodes progress
 // side by side as they would in a real cluster.
 func (m *Manager) Work() bool {
-	for len(m.dirty) > 0 {
-		k := m.dirty[0]
-		m.dirty[0] = nil
-		m.dirty = m.dirty[1:]
+	for m.dirty.len() > 0 {
+		k := m.dirty.pop()
 		k.inDirty = false
 		if k.stopped || !k.hasWork() {
 			continue
@@ -165,4 +163,32 @@ func (s *Stats) add(o Stats) {
 	s.StatusReports += o.StatusReports
 	s.StatusUpdates += o.StatusUpdates
 	s.ImagePulls += o.ImagePulls
+}
+
+// fifo is a queue that reuses its backing array: the kubelets' queues are
+// pushed and popped hundreds of times per virtual second, and a slice
+// resliced from the front would be reallocated over and over.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+
+func (q *fifo[T]) push(x T) { q.items = append(q.items, x) }
+
+func (q *fifo[T]) pop() T {
+	var zero T
+	x := q.items[q.head]
+	q.items[q.head] = zero
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return x
+}
+
+func (q *fifo[T]) clear() {
+	clear(q.items)
+	q.items, q.head = q.items[:0], 0
 }
