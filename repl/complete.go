@@ -118,6 +118,12 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 		return nil
 	}
 	slot = strings.TrimSuffix(slot, "...")
+	if slot == "NAME_PREFIX" {
+		slot = "NAME"
+	}
+	if (slot == "KIND" || slot == "TYPE") && strings.Contains(word, "/") {
+		slot = "KIND/NAME" // "pod/" is the other way to name an object
+	}
 	prevKind := func() *kinds.Kind {
 		if i == 0 {
 			return nil
@@ -133,7 +139,7 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 	}
 	switch slot {
 	case "KIND", "TYPE", "RESOURCE":
-		return kinds.Names()
+		return kindNames()
 	case "NAME":
 		if k := prevKind(); k != nil {
 			return s.objectNames(k, ns)
@@ -152,7 +158,7 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 			return out
 		}
 		var out []string
-		for _, n := range kinds.Names() {
+		for _, n := range kindNames() {
 			out = append(out, n+"/")
 		}
 		return out
@@ -171,6 +177,18 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 		return strings.Split(slot, "|") // a literal word: "node add NAME"
 	}
 	return nil
+}
+
+// kindNames are the kind names completion offers: every name kubectl
+// accepts, except the "pods." forms of core kinds with an empty group.
+func kindNames() []string {
+	var out []string
+	for _, n := range kinds.Names() {
+		if !strings.HasSuffix(n, ".") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 var durations = []string{"10s", "30s", "1m", "2m", "5m", "10m", "1h"}
@@ -209,7 +227,7 @@ func usageSlots(c *Command) []string {
 		if i := strings.Index(t, "[,"); i > 0 {
 			t = t[:i] // KIND[,KIND...]: one KIND, commas allowed
 		}
-		t = strings.Trim(t, "[]")
+		t = strings.Trim(t, "[]()")
 		if t == "" || t == "|" {
 			continue
 		}
@@ -221,6 +239,11 @@ func usageSlots(c *Command) []string {
 			continue
 		}
 		out = append(out, t)
+		if strings.HasSuffix(t, "...") {
+			// A repeated slot ends the first form; what follows a "|" are
+			// other forms, which the "/" rule in completeArgs covers.
+			break
+		}
 	}
 	return out
 }

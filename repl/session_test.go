@@ -185,6 +185,24 @@ func TestComplete(t *testing.T) {
 		if len(got) == 0 || got[0] != "deploy" {
 			t.Errorf("Complete(get deploy) = %q; want kind names", got)
 		}
+		for _, line := range []string{"describe node n", "describe no/n", "delete nodes n1 n", "get -o wide nodes n"} {
+			got, word := s.Complete(line)
+			want := []string{"n1", "n2", "n3"}
+			if strings.Contains(word, "/") {
+				want = []string{"no/n1", "no/n2", "no/n3"}
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("Complete(%q) = %q; want %q", line, got, want)
+			}
+		}
+		got, _ = s.Complete("get pods -o ")
+		if strings.Join(got, " ") != "json name wide yaml" {
+			t.Errorf("Complete(get pods -o ) = %q", got)
+		}
+		got, _ = s.Complete("get pods -n ")
+		if strings.Join(got, " ") != "default kube-node-lease kube-public kube-system" {
+			t.Errorf("Complete(get pods -n ) = %q", got)
+		}
 	}
 }
 func sortedCopy(s []string) []string {
