@@ -192,6 +192,13 @@ func (d *describer) pod(pod *corev1.Pod, events []*corev1.Event) {
 		d.containers("Init Containers", pod.Spec.InitContainers, pod.Status.InitContainerStatuses, "", pod)
 	}
 	d.containers("Containers", pod.Spec.Containers, pod.Status.ContainerStatuses, "", pod)
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		ec := make([]corev1.Container, len(pod.Spec.EphemeralContainers))
+		for i := range pod.Spec.EphemeralContainers {
+			ec[i] = corev1.Container(pod.Spec.EphemeralContainers[i].EphemeralContainerCommon)
+		}
+		d.containers("Ephemeral Containers", ec, pod.Status.EphemeralContainerStatuses, "", pod)
+	}
 	if len(pod.Spec.ReadinessGates) > 0 {
 		d.write(0, "Readiness Gates:\n  Type\tStatus\n")
 		for _, g := range pod.Spec.ReadinessGates {
