@@ -172,6 +172,17 @@ func (s *Session) compileExpr(src string) (*compiledExpr, error) {
 	}
 	prog, err := expr.Compile(src, s.exprOptions()...)
 	if err != nil {
+		// "assert x == 3  # why" : a trailing comment, as on other lines.
+		// In expr "#" is also the current element (count(pods, # != nil)),
+		// so a "#" only starts a comment if the text before it compiles.
+		for _, cut := range commentCuts(src) {
+			if p, cerr := expr.Compile(src[:cut], s.exprOptions()...); cerr == nil {
+				src, prog, err = strings.TrimSpace(src[:cut]), p, nil
+				break
+			}
+		}
+	}
+	if err != nil {
 		return nil, exprError(src, err)
 	}
 	c := &compiledExpr{src: src, prog: prog}
@@ -194,6 +205,29 @@ func (s *Session) compileExpr(src string) (*compiledExpr, error) {
 	}
 	c.timeDependent = names["now"] || names["age"] || names["since"]
 	return c, nil
+}
+
+// commentCuts lists where a "#" preceded by a blank, outside quotes, could
+// start a comment, leftmost first.
+func commentCuts(src string) []int {
+	var cuts []int
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '#' && i > 0 && (src[i-1] == ' ' || src[i-1] == '\t'):
+			cuts = append(cuts, i)
+		}
+	}
+	return cuts
 }
 
 type identVisitor func(ast.Node)
@@ -363,7 +397,7 @@ func (s *Session) explain(c *compiledExpr, env map[string]any) []string {
 		}
 		out = append(out, fmt.Sprintf("  %s = %s", text, val))
 	}
-	out = append(out, fmt.Sprintf("  now = %s (virtual time %s)", env["now"], FormatTick(s.Now())))
+	out = append(out, fmt.Sprintf("  now = %s (virtual time %s, seed %d)", env["now"], FormatTick(s.Now()), s.Eng.Seed))
 	return out
 }
 

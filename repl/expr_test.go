@@ -136,21 +136,21 @@ func TestAssertExplains(t *testing.T) {
 			"assertion failed: count(nodes, .metadata.name startsWith \"n\") == 4 && len(pods) == 0\n" +
 				"  count(nodes, .metadata.name startsWith \"n\") = 3\n" +
 				"  len(pods) = 0\n" +
-				"  now = 2025-01-01T00:01:00Z (virtual time 1m)\n"},
+				"  now = 2025-01-01T00:01:00Z (virtual time 1m, seed 1)\n"},
 		{`assert find(deployments, .metadata.name == "api").status.availableReplicas == 3`,
 			"assertion failed: find(deployments, .metadata.name == \"api\").status.availableReplicas == 3\n" +
 				"  find(deployments, .metadata.name == \"api\") = nil\n" +
 				"  find(deployments, .metadata.name == \"api\").status.availableReplicas = nil\n" +
-				"  now = 2025-01-01T00:01:00Z (virtual time 1m)\n"},
+				"  now = 2025-01-01T00:01:00Z (virtual time 1m, seed 1)\n"},
 		{`assert pods[0].metadata.name == "x"`,
 			"index out of range: 0 (array length is 0)\n" +
 				"  pods[0].metadata.name == \"x\"\n" +
 				"      ^\n" +
 				"  pods[0].metadata.name = (error: index out of range: 0 (array length is 0))\n" +
-				"  now = 2025-01-01T00:01:00Z (virtual time 1m)\n"},
+				"  now = 2025-01-01T00:01:00Z (virtual time 1m, seed 1)\n"},
 		{`assert len(nodes)`, "len(nodes) is 3, not true or false; compare it with something (== 3, > 0)\n" +
-			"  len(nodes) = 3\n  now = 2025-01-01T00:01:00Z (virtual time 1m)\n"},
-		{`assert !(len(nodes) == 3)`, "assertion failed: !(len(nodes) == 3)\n  len(nodes) = 3\n  now = 2025-01-01T00:01:00Z (virtual time 1m)\n"},
+			"  len(nodes) = 3\n  now = 2025-01-01T00:01:00Z (virtual time 1m, seed 1)\n"},
+		{`assert !(len(nodes) == 3)`, "assertion failed: !(len(nodes) == 3)\n  len(nodes) = 3\n  now = 2025-01-01T00:01:00Z (virtual time 1m, seed 1)\n"},
 	}
 	for _, tt := range tests {
 		out.Reset()
@@ -219,5 +219,26 @@ func TestAdvanceInterrupt(t *testing.T) {
 	// The next command starts uninterrupted.
 	if err := s.Exec("advance 30s -q"); err != nil {
 		t.Errorf("advance after an interrupt: %v", err)
+	}
+}
+
+func TestExprTrailingComment(t *testing.T) {
+	var out bytes.Buffer
+	s := NewSession(&out, &out, Config{})
+	for _, line := range []string{
+		`assert len(nodes) == 3   # three nodes`,
+		`assert count(nodes, # != nil) == 3`,
+		`assert count(nodes, # != nil) == 3 # "#" is also the current element`,
+		`assert "a # b" == "a # b" # quoted`,
+		`until len(nodes) == 3 --timeout 1m  # already true`,
+		`until len(nodes) == 3 # no flags`,
+	} {
+		out.Reset()
+		if err := s.Exec(line); err != nil || out.Len() > 0 {
+			t.Errorf("%s: %v\n%s", line, err, out.String())
+		}
+	}
+	if err := s.Exec(`assert len(nodes) == 4 # not three`); err == nil {
+		t.Errorf("a comment hid a failing assert")
 	}
 }

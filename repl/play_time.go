@@ -95,7 +95,15 @@ func runUntil(s *Session, args []string, _ string) error {
 	if len(args) == 0 {
 		return usagef("until needs an expression")
 	}
-	src, flagWords := splitTrailingFlags(args[0], s.cmd.Flags)
+	raw := args[0]
+	if cuts := commentCuts(raw); len(cuts) > 0 {
+		// A trailing "# comment" after the flags: flags come last, so a
+		// comment can only be what follows a "#" after the last flag.
+		if _, fw := splitTrailingFlags(strings.TrimSpace(raw[:cuts[len(cuts)-1]]), s.cmd.Flags); len(fw) > 0 {
+			raw = strings.TrimSpace(raw[:cuts[len(cuts)-1]])
+		}
+	}
+	src, flagWords := splitTrailingFlags(raw, s.cmd.Flags)
 	f, err := s.Parse(flagWords)
 	if err != nil {
 		return err
@@ -385,6 +393,9 @@ func (s *Session) printSummary(from sim.Tick, sum *summary) {
 	add(sum.deleted, "deleted")
 	if len(parts) > 0 && sum.created == 0 {
 		parts[0] = "pods: " + parts[0]
+	}
+	if len(parts) == 0 && len(sum.nodeChanges) == 0 && len(sum.warningOrder) == 0 && from == s.Now() {
+		return // until found its condition true at once: nothing to tell
 	}
 	line := fmt.Sprintf("%s → %s: ", FormatTick(from), FormatTick(s.Now()))
 	if len(parts) == 0 {
