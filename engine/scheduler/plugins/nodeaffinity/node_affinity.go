@@ -169,7 +169,7 @@ func hasRequired(pod *corev1.Pod) bool {
 func (*NodeAffinity) PreFilter(state *framework.CycleState, pi *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	pod := pi.Pod
 	if !hasRequired(pod) && pod.Spec.NodeSelector == nil {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, statusSkip
 	}
 	r := GetRequiredNodeAffinity(pod)
 	state.Write(preFilterStateKey, &r)
@@ -269,7 +269,7 @@ var preScoreStateKey = framework.NewStateKey("PreScore" + Name)
 func (*NodeAffinity) PreScore(state *framework.CycleState, pi *framework.PodInfo, _ []*framework.NodeInfo) *framework.Status {
 	ts := GetPreferredSchedulingTerms(pi.Pod)
 	if len(ts) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return statusSkip
 	}
 	state.Write(preScoreStateKey, &ts)
 	return nil
@@ -309,3 +309,6 @@ func isSchedulableAfterNodeChange(pod *corev1.Pod, _, newObj any) framework.Queu
 	}
 	return framework.QueueSkip
 }
+
+// statusSkip is made once: PreFilter and PreScore skip most pods.
+var statusSkip = framework.NewStatus(framework.Skip)

@@ -26,7 +26,7 @@ func (*BalancedAllocation) Name() string { return BalancedAllocationName }
 // pile onto one node (kube issue #129138, 1.33+).
 func (*BalancedAllocation) PreScore(_ *framework.CycleState, pi *framework.PodInfo, _ []*framework.NodeInfo) *framework.Status {
 	if pi.Requests.MilliCPU == 0 && pi.Requests.Memory == 0 {
-		return framework.NewStatus(framework.Skip)
+		return statusSkip
 	}
 	return nil
 }
@@ -84,3 +84,6 @@ func (*BalancedAllocation) Score(_ *framework.CycleState, pi *framework.PodInfo,
 
 // ScoreExtensions implements framework.ScorePlugin: no normalisation.
 func (*BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// statusSkip is made once: every BestEffort pod is skipped.
+var statusSkip = framework.NewStatus(framework.Skip)
