@@ -139,7 +139,7 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 	}
 	switch slot {
 	case "KIND", "TYPE", "RESOURCE":
-		return kindNames()
+		return kindNames(word)
 	case "NAME":
 		if k := prevKind(); k != nil {
 			return s.objectNames(k, ns)
@@ -158,7 +158,7 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 			return out
 		}
 		var out []string
-		for _, n := range kindNames() {
+		for _, n := range kindNames(word) {
 			out = append(out, n+"/")
 		}
 		return out
@@ -179,10 +179,19 @@ func (s *Session) completeArgs(c *Command, args []string, word string) []string 
 	return nil
 }
 
-// kindNames are the kind names completion offers: every name kubectl
-// accepts, except the "pods." forms of core kinds with an empty group.
-func kindNames() []string {
+// kindNames are the kind names completion offers for word: before a
+// letter is typed, the plural and short names ("pods", "po"); once typing,
+// every name kubectl accepts ("deployments.apps" too), except the "pods."
+// forms of core kinds with an empty group.
+func kindNames(word string) []string {
 	var out []string
+	if strings.TrimSuffix(word, "/") == "" {
+		for _, k := range kinds.All {
+			out = append(out, k.Resource)
+			out = append(out, k.ShortNames...)
+		}
+		return out
+	}
 	for _, n := range kinds.Names() {
 		if !strings.HasSuffix(n, ".") {
 			out = append(out, n)
