@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	yaml2 "go.yaml.in/yaml/v2"
 	yaml "go.yaml.in/yaml/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	sigsjson "sigs.k8s.io/json"
@@ -55,7 +56,7 @@ func (d *Document) FieldLine(path string) int {
 
 // maxNodes bounds the work one document may cause (aliases can expand a
 // small file into a huge tree: the "billion laughs").
-const maxNodes = 1_000_000
+const maxNodes = 200_000
 
 // Decode reads a manifest file: YAML documents separated by `---` lines (or
 // a stream of JSON objects), each an object of a served kind or a `kind:
@@ -184,17 +185,38 @@ func parseChunk(ch chunk) (*yaml.Node, error) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// chunkError reports a YAML syntax error as kubectl does (lines counted
-// from the document's start, as its YAML reader hands documents one by one
-// to the converter) plus the line in the file.
+// yamlParserErrors are the messages libyaml's parser (not its scanner)
+// reports. go.yaml.in/yaml/v2 prints a parser error's line counting from 0
+// and a scanner error's counting from 1; kubeloop's locating line needs to
+// know which it is.
+var yamlParserErrors = []string{
+	"did not find expected key", "did not find expected node content", "did not find expected ',' or",
+	"did not find expected '-' indicator", "did not find expected <", "found duplicate %",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+// chunkError reports a YAML syntax error with kubectl's message (kubectl's
+// YAML-to-JSON conversion is go.yaml.in/yaml/v2's, which counts lines from
+// the start of the document, as its YAML reader hands documents one by
+// one) plus the line in the file.
 func chunkError(source string, idx int, ch chunk, err error) *RequestError {
 	msg := err.Error()
+	var v any
+	if err2 := yaml2.Unmarshal(ch.text, &v); err2 != nil {
+		msg = err2.Error()
+	}
 	line := ch.startLine
 	hint := msg
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		line = ch.startLine + n - 1
 		hint = msg[len(m[0]):]
+		line = ch.startLine + n - 1
+		for _, p := range yamlParserErrors {
+			if strings.HasPrefix(hint, p) {
+				line++ // counted from 0
+				break
+			}
+		}
 	}
 	hint = strings.TrimPrefix(hint, "yaml: ")
 	return &RequestError{Source: source, Doc: idx, Line: line, Client: true,
@@ -462,8 +484,12 @@ func jsonKind(v any) string {
 // indexes, as encoding/json reports it) whose JSON type is want.
 func findTypeMismatch(root *yaml.Node, dotted, want string) string {
 	var segs []string
-	if dotted != "" {
-		segs = strings.Split(dotted, ".")
+	for _, s := range strings.Split(dotted, ".") {
+		// encoding/json names embedded structs by their Go type
+		// ("startupProbe.ProbeHandler.exec"); JSON has no such level.
+		if s != "" && !(s[0] >= 'A' && s[0] <= 'Z') {
+			segs = append(segs, s)
+		}
 	}
 	var walk func(n *yaml.Node, i int, path string) string
 	walk = func(n *yaml.Node, i int, path string) string {
@@ -854,6 +880,7 @@ type converter struct {
 	budget int
 	json   bool
 	dups   []dupKey
+	active map[*yaml.Node]bool // aliases being expanded, to catch cycles
 }
 
 type dupKey struct {
@@ -876,7 +903,16 @@ func (c *converter) value(n *yaml.Node, path string) (any, error) {
 		if n.Alias == nil {
 			return nil, errors.New("yaml: unknown anchor")
 		}
-		return c.value(n.Alias, path)
+		if c.active[n.Alias] {
+			return nil, fmt.Errorf("yaml: anchor '%s' value contains itself", n.Value)
+		}
+		if c.active == nil {
+			c.active = map[*yaml.Node]bool{}
+		}
+		c.active[n.Alias] = true
+		v, err := c.value(n.Alias, path)
+		delete(c.active, n.Alias)
+		return v, err
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for i, e := range n.Content {
@@ -926,7 +962,22 @@ func (c *converter) value(n *yaml.Node, path string) (any, error) {
 }
 
 func (c *converter) merge(out map[string]any, n *yaml.Node, path string) error {
-	n = resolveAlias(n)
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil || c.active[n.Alias] {
+			return fmt.Errorf("yaml: anchor '%s' value contains itself", n.Value)
+		}
+		if c.active == nil {
+			c.active = map[*yaml.Node]bool{}
+		}
+		c.active[n.Alias] = true
+		err := c.merge(out, n.Alias, path)
+		delete(c.active, n.Alias)
+		return err
+	}
+	c.budget--
+	if c.budget < 0 {
+		return errors.New("yaml: document contains excessive aliasing")
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		v, err := c.value(n, path)
@@ -941,7 +992,7 @@ func (c *converter) merge(out map[string]any, n *yaml.Node, path string) error {
 		return nil
 	case yaml.SequenceNode:
 		for _, e := range n.Content {
-			if e = resolveAlias(e); e.Kind != yaml.MappingNode {
+			if r := resolveAlias(e); r == nil || r.Kind != yaml.MappingNode {
 				return fmt.Errorf("yaml: line %d: map merge requires map or sequence of maps as the value", e.Line)
 			}
 			if err := c.merge(out, e, path); err != nil {

@@ -308,9 +308,15 @@ func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kind
 	obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
 	obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
 	obj.SetGeneration(old.GetGeneration())
-	obj.SetResourceVersion(old.GetResourceVersion())
 	if !status && generationMoves(old, obj) {
 		obj.SetGeneration(old.GetGeneration() + 1)
+	}
+	// An unconditional update is checked as one at the stored version. (An
+	// object created earlier in the same apply has no version yet.)
+	rv := old.GetResourceVersion()
+	obj.SetResourceVersion(rv)
+	if rv == "" {
+		obj.SetResourceVersion("0")
 	}
 	var errs field.ErrorList
 	if status {
@@ -318,6 +324,7 @@ func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kind
 	} else {
 		errs = ValidateUpdate(obj, old)
 	}
+	obj.SetResourceVersion(rv)
 	if svc, ok := obj.(*corev1.Service); ok && len(errs) == 0 && !status {
 		errs = allocateService(v, svc) // a type change may need new node ports
 	}
