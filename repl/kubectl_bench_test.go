@@ -14,7 +14,9 @@ import (
 
 // bigSession is a session on 1,000 nodes with 10,000 pods (ten per node),
 // built once for the benchmarks: the size issue 3 sets its figures at.
-var bigSession = sync.OnceValue(func() *Session {
+var bigSession = sync.OnceValue(newBigSession)
+
+func newBigSession() *Session {
 	s := NewSession(io.Discard, io.Discard, Config{Nodes: 1000})
 	for i := 0; i < 10_000; i++ {
 		p := &corev1.Pod{
@@ -32,7 +34,7 @@ var bigSession = sync.OnceValue(func() *Session {
 	}
 	s.Eng.Settle()
 	return s
-})
+}
 
 func benchCommand(b *testing.B, line string) {
 	s := bigSession()
@@ -72,3 +74,47 @@ func BenchmarkTraceLast(b *testing.B) { benchCommand(b, "trace --last 20") }
 
 // BenchmarkWhyPod is `why pod/X` at that size.
 func BenchmarkWhyPod(b *testing.B) { benchCommand(b, "why pod/web-05000") }
+
+// steadyBig is bigSession's cluster after two virtual minutes: containers
+// running, each pod with its five kubelet and scheduler events, so that
+// describe and logs have something to read. Built once.
+var steadyBig = sync.OnceValue(func() *Session {
+	s := newBigSession()
+	if err := s.Exec("advance 2m -q"); err != nil {
+		panic(err)
+	}
+	return s
+})
+
+func benchSteady(b *testing.B, line string) {
+	s := steadyBig()
+	var n countingWriter
+	s.Out, s.Err = &n, &n
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Exec(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	s.Out, s.Err = io.Discard, io.Discard
+	b.ReportMetric(float64(n)/float64(b.N), "bytes/op")
+}
+
+// BenchmarkDescribePod is `describe pod X` at 10,000 running pods on 1,000
+// nodes, with its events (target: 5 ms).
+func BenchmarkDescribePod(b *testing.B) { benchSteady(b, "describe pod web-05000") }
+
+// BenchmarkDescribeNode is `describe node X` there: its ten pods, its
+// lease and its events.
+func BenchmarkDescribeNode(b *testing.B) { benchSteady(b, "describe node n500") }
+
+// BenchmarkDescribePodsPrefix is `describe pods web-0500`: no pod
+// has that name, so every pod whose name starts with it is described (ten).
+func BenchmarkDescribePodsPrefix(b *testing.B) { benchSteady(b, "describe pods web-0500") }
+
+// BenchmarkLogsPod is `logs X` there.
+func BenchmarkLogsPod(b *testing.B) { benchSteady(b, "logs web-05000") }
+
+// BenchmarkAPIResources is `api-resources`.
+func BenchmarkAPIResources(b *testing.B) { benchCommand(b, "api-resources") }

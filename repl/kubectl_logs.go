@@ -49,8 +49,41 @@ Time moves only with advance, so there is no -f.`,
 			{Name: "follow", Short: "f", Usage: "(not in kubeloop: time moves only with advance)"},
 			FlagSelector, FlagNamespace,
 		},
-		Run: runLogs,
+		Complete: completeLogs,
+		Run:      runLogs,
 	})
+}
+
+// completeLogs offers pod names, or TYPE/NAME for the kinds logs can read
+// through, and leaves flags and their values to the usual completion.
+func completeLogs(s *Session, args []string, word string) []string {
+	c, _ := lookup("logs")
+	prevTakesValue := false
+	if n := len(args); n > 0 && strings.HasPrefix(args[n-1], "-") && !strings.Contains(args[n-1], "=") {
+		if f := flagNamed(c, args[n-1]); f != nil && !f.IsBool() {
+			prevTakesValue = true
+		}
+	}
+	if strings.HasPrefix(word, "-") || prevTakesValue {
+		return s.completeArgs(c, args, word)
+	}
+	ns := s.Namespace
+	if kind, _, ok := strings.Cut(word, "/"); ok {
+		k, found := kinds.Lookup(kind)
+		if !found {
+			return nil
+		}
+		var out []string
+		for _, n := range s.objectNames(k, ns) {
+			out = append(out, kind+"/"+n)
+		}
+		return out
+	}
+	out := s.objectNames(kinds.Pod, ns)
+	for _, k := range []string{"deployment/", "replicaset/", "service/", "pod/"} {
+		out = append(out, k)
+	}
+	return out
 }
 
 func runLogs(s *Session, args []string, _ string) error {

@@ -265,8 +265,19 @@ func decisionText(d scheduler.Decision) string {
 		d.Nodes = pickNodeRows(d, whyMaxNodeRows)
 	}
 	var b strings.Builder
-	for _, ln := range strings.Split(strings.TrimRight(d.Describe(), "\n"), "\n") {
-		b.WriteString("  " + ln + "\n")
+	for i, ln := range strings.Split(strings.TrimRight(d.Describe(), "\n"), "\n") {
+		if i > 0 {
+			b.WriteString("  " + ln + "\n") // the tables: not wrapped, to keep their columns
+			continue
+		}
+		// The headline carries the scheduler's whole FitError: wrap it.
+		for j, w := range trWrap(ln, traceWidth-4) {
+			if j == 0 {
+				b.WriteString("  " + w + "\n")
+			} else {
+				b.WriteString("    " + w + "\n")
+			}
+		}
 	}
 	if shown > len(d.Nodes) {
 		fmt.Fprintf(&b, "    (%d of the %d nodes evaluated are shown: the chosen one, one per kind of rejection, then the best scores)\n",
