@@ -1,0 +1,43 @@
+package apiserver
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkCreatePod is the write every ReplicaSet controller makes per
+// replica: defaulting, admission, validation and the store write.
+func BenchmarkCreatePod(b *testing.B) {
+	ts := newTestServer(b)
+	a := Actor{Component: "replicaset-controller", Cause: 1}
+	tmpl := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "api-7d9f8c6b5-", Namespace: "default",
+		Labels: map[string]string{"app": "api", "pod-template-hash": "7d9f8c6b5"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "api", Image: "shop/api:v2.1",
+			Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("500Mi")}}}}}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ts.Create(a, tmpl.DeepCopy()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApply is `kubectl apply` of a Deployment and a Service, then the
+// unchanged re-apply.
+func BenchmarkApply(b *testing.B) {
+	data := []byte(apiDeployment + "---\n" + apiService)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ts := newTestServer(b)
+		for j := 0; j < 2; j++ {
+			if _, err := ts.Apply(Actor{Component: Kubectl}, "app.yaml", data, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
