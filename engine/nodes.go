@@ -94,7 +94,11 @@ func NodeObject(cfg NodeConfig) *corev1.Node {
 
 // AddNode registers a node as its kubelet would on first start; the engine
 // then starts a simulated kubelet for it.
-func (e *Engine) AddNode(cfg NodeConfig) error {
-	_, err := e.API.Create(apiserver.Actor{Component: "kubelet/" + cfg.Name}, NodeObject(cfg))
+func (e *Engine) AddNode(cfg NodeConfig) error { return e.AddNodeFor(0, cfg) }
+
+// AddNodeFor is AddNode on behalf of a learner's command (`node add`): the
+// kubelet's registration is traced back to the trace event cause.
+func (e *Engine) AddNodeFor(cause uint64, cfg NodeConfig) error {
+	_, err := e.API.Create(apiserver.Actor{Component: "kubelet/" + cfg.Name, Cause: cause}, NodeObject(cfg))
 	return err
 }

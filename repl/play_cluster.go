@@ -196,8 +196,8 @@ func runNode(s *Session, args []string, _ string) error {
 		}
 		cfg.Taints = append(cfg.Taints, taint)
 	}
-	s.Actor() // the command is in the trace, before the kubelet registers
-	if err := s.Eng.AddNode(cfg); err != nil {
+	// The kubelet registers the node; the trace leads back to this line.
+	if err := s.Eng.AddNodeFor(s.Actor().Cause, cfg); err != nil {
 		return kubectlError(err)
 	}
 	fmt.Fprintf(s.Out, "node/%s created\n", cfg.Name)
