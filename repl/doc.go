@@ -6,7 +6,14 @@
 // leading `kubectl ` ignored so that real commands can be pasted, and a
 // leading `! ` meaning "this command must fail" (as in Go's testscript).
 // Parsing lives in parse.go (Scanner, Stmt), dispatching in session.go
-// (Session.Exec, Session.RunScript), the REPL loop in run.go (Run).
+// (Session.Exec, Session.RunScript), whole-session golden transcripts in
+// transcript.go (Session.Transcript), completion in complete.go, and the
+// REPL loop and `kubeloop run` in run.go (Run, RunFiles).
+//
+// assert, eval and until take expressions (expr.go, expr-lang) over the
+// cluster's objects in their Kubernetes JSON shape; only the lists an
+// expression names are built, through a cache of converted objects, and
+// until re-evaluates only after writes to those kinds.
 //
 // Commands come from one table (command.go): each file registers its
 // commands in an init function with register(&Command{...}), and the table
