@@ -3,6 +3,7 @@ package apiserver
 import (
 	"reflect"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -45,6 +46,16 @@ func withoutStatus(old, upd kinds.Object) kinds.Object {
 // spec change, and for a Deployment also an annotation change (its
 // strategy bumps it because annotations are copied to its ReplicaSets).
 func generationMoves(old, upd kinds.Object) bool {
+	if !tracksGeneration(kinds.Of(old)) {
+		return false
+	}
+	if kinds.Of(old) == kinds.EndpointSlice {
+		// The EndpointSlice strategy bumps on any change of what the slice
+		// says: its endpoints, ports, address type or labels.
+		a, b := old.(*discoveryv1.EndpointSlice), upd.(*discoveryv1.EndpointSlice)
+		return !equality.Semantic.DeepEqual(a.Endpoints, b.Endpoints) || !equality.Semantic.DeepEqual(a.Ports, b.Ports) ||
+			a.AddressType != b.AddressType || !equality.Semantic.DeepEqual(a.Labels, b.Labels)
+	}
 	if specChanged(old, upd) {
 		return true
 	}
@@ -67,12 +78,29 @@ func specChanged(old, upd kinds.Object) bool {
 
 // Equal reports whether two versions of an object differ in nothing but
 // resourceVersion: a write of such an object is a no-op.
+//
+// It compares in place: b's resourceVersion is set to a's for the
+// comparison and restored after, so that the kubelets' status writes and
+// lease renewals (most of the engine's writes) pay for no deep copies.
+// a may be a shared object from the store; it is never changed.
 func Equal(a, b kinds.Object) bool {
-	ac := a.DeepCopyObject().(kinds.Object)
-	bc := b.DeepCopyObject().(kinds.Object)
-	ac.SetResourceVersion("")
-	bc.SetResourceVersion("")
-	return equality.Semantic.DeepEqual(ac, bc)
+	rv := b.GetResourceVersion()
+	b.SetResourceVersion(a.GetResourceVersion())
+	defer b.SetResourceVersion(rv)
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// tracksGeneration reports whether the kind's registry strategy maintains
+// metadata.generation: 1 on create, +1 on every spec change. Kinds without
+// it (Service, Node, Namespace, Lease, Event) leave it unset, as in
+// Kubernetes. Pods have it since PodObservedGenerationTracking (beta, on in
+// 1.34).
+func tracksGeneration(k *kinds.Kind) bool {
+	switch k {
+	case kinds.Pod, kinds.Deployment, kinds.ReplicaSet, kinds.HPA, kinds.EndpointSlice:
+		return true
+	}
+	return false
 }
 
 func structField(obj kinds.Object, name string) (reflect.Value, bool) {

@@ -44,6 +44,9 @@ type Server struct {
 	trace *trace.Trace
 	clock *sim.Loop
 	rand  *sim.Rand
+
+	eventTick    sim.Tick // the tick of the last recorded event
+	eventsInTick int64    // events recorded in it so far
 }
 
 // New returns an API server in front of st.
@@ -141,7 +144,10 @@ func (s *Server) prepareCreate(v view, obj kinds.Object) error {
 	obj.SetResourceVersion("")
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
-	obj.SetGeneration(1)
+	obj.SetGeneration(0)
+	if tracksGeneration(kinds.Of(obj)) {
+		obj.SetGeneration(1)
+	}
 	obj.SetManagedFields(nil)
 	Default(obj)
 	resetStatusOnCreate(obj)
@@ -432,8 +438,10 @@ func (s *Server) Delete(a Actor, k *kinds.Kind, namespace, name string, opts Del
 	ts := s.now()
 	if cur.GetDeletionTimestamp() == nil {
 		upd.SetDeletionTimestamp(&ts)
-		// Graceful deletion bumps generation (apiserver rest.BeforeDelete).
-		upd.SetGeneration(cur.GetGeneration() + 1)
+		// Graceful deletion bumps a tracked generation (apiserver rest.BeforeDelete).
+		if g := cur.GetGeneration(); g > 0 {
+			upd.SetGeneration(g + 1)
+		}
 	}
 	upd.SetDeletionGracePeriodSeconds(&grace)
 	upd.SetFinalizers(finalizers)
@@ -501,16 +509,16 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // RecordEvent creates a Kubernetes Event about obj (what `kubectl get
 // events` and `describe` show), as client-go's event recorder does:
 // eventType is Normal or Warning, reason a CamelCase word, message in the
-// reporting component's own words.
+// reporting component's own words. Like client-go, it drops an event the
+// API server refuses (its namespace is gone, say): events are best-effort
+// and never fail the action they describe.
 func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType, reason, message string) {
 	k := kinds.Of(obj)
 	ts := s.now()
 	ev := &corev1.Event{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
 		ObjectMeta: metav1.ObjectMeta{
-			// client-go names events <object>.<hex nanoseconds>; the counter
-			// keeps names unique within one virtual instant.
-			Name:      obj.GetName() + "." + strconv.FormatInt(int64(s.clock.Now())*1_000_000+int64(s.store.Rev()%1_000_000), 16),
+			Name:      obj.GetName() + "." + s.eventSuffix(),
 			Namespace: eventNamespace(obj),
 		},
 		InvolvedObject: corev1.ObjectReference{
@@ -522,9 +530,20 @@ func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType
 		FirstTimestamp: ts, LastTimestamp: ts, Count: 1,
 		ReportingController: source,
 	}
-	if _, err := s.Create(a, ev); err != nil {
-		panic("apiserver: recording event: " + err.Error())
+	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder
+}
+
+// eventSuffix is client-go's event name suffix: the event's time in Unix
+// nanoseconds, in hex (fixed width, so that etcd's key order is time
+// order). Virtual time has millisecond resolution, so the nanoseconds
+// within a millisecond count the events recorded in it, keeping names unique.
+func (s *Server) eventSuffix() string {
+	now := s.clock.Now()
+	if now != s.eventTick {
+		s.eventTick, s.eventsInTick = now, 0
 	}
+	s.eventsInTick++
+	return strconv.FormatInt(now.Time().UnixNano()+s.eventsInTick, 16)
 }
 
 func eventNamespace(obj kinds.Object) string {
