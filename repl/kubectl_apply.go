@@ -165,9 +165,18 @@ func printApplied(s *Session, output string, objs []kinds.Object) error {
 			values[i] = printers.ToJSONValue(o)
 		}
 	}
-	var v any = printers.ListValue(values)
-	if len(values) == 1 {
+	var v any
+	switch {
+	case len(values) == 1:
 		v = values[0]
+	case output == "json":
+		v = applyList{Kind: "List", APIVersion: "v1", Items: values}
+	default:
+		// YAML sorts the keys; kubectl's List has empty metadata (get's
+		// carries resourceVersion: "").
+		list := printers.ListValue(values)
+		list["metadata"] = map[string]any{}
+		v = list
 	}
 	var b []byte
 	var err error
@@ -181,6 +190,15 @@ func printApplied(s *Session, output string, objs []kinds.Object) error {
 	}
 	_, err = s.Out.Write(b)
 	return err
+}
+
+// applyList is the List kubectl apply -o json prints for several objects:
+// a typed metav1.List, so its fields come in struct order, not sorted.
+type applyList struct {
+	Kind       string   `json:"kind"`
+	APIVersion string   `json:"apiVersion"`
+	Metadata   struct{} `json:"metadata"`
+	Items      []any    `json:"items"`
 }
 
 // clientDryRunObjects gives, for each new object of a client dry run, the
