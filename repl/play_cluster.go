@@ -130,7 +130,7 @@ func parseSeed(v string) (uint64, error) {
 func describeNodes(n int) string {
 	switch n {
 	case 0:
-		return "no nodes"
+		return "0 nodes"
 	case 1:
 		return "1 node (n1)"
 	case 2:

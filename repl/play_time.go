@@ -26,7 +26,7 @@ const untilDefaultTimeout = 5 * time.Minute
 // on the clock (now, age, since) when nothing it reads was written.
 const untilTimeStep = sim.Second
 
-// maxSummaryWarnings bounds the warnings an advance summary lists.
+// maxSummaryWarnings bounds the events an advance summary lists.
 const maxSummaryWarnings = 8
 
 var flagTimeout = Flag{Name: "timeout", Value: "DURATION", Default: "5m",
@@ -225,9 +225,19 @@ type summary struct {
 	partial                                                        bool // history was compacted under us
 }
 
+// warning is an event worth a line in a summary: a Warning, or one of the
+// notableNormal events.
 type warning struct {
-	reason, object, message string
-	count                   int
+	typ, reason, object, message string
+	count                        int
+}
+
+// notableNormal are the Normal events a summary lists besides warnings:
+// the ones that say the desired state changed (a rollout or autoscaler
+// resizing), not the routine steps the counts already cover.
+var notableNormal = map[string]bool{
+	"ScalingReplicaSet": true, // deployment controller
+	"SuccessfulRescale": true, // horizontal pod autoscaler
 }
 
 // advanceBy moves time forward by d in chunks, stopping early when cond
@@ -287,14 +297,14 @@ func (s *Session) summarise(sum *summary, rev int64) {
 				continue
 			}
 			e := ev.Object.(*corev1.Event)
-			if e.Type != corev1.EventTypeWarning {
+			if e.Type != corev1.EventTypeWarning && !notableNormal[e.Reason] {
 				continue
 			}
 			ref := strings.ToLower(e.InvolvedObject.Kind) + "/" + e.InvolvedObject.Name
 			key := e.Reason + "\x00" + ref + "\x00" + e.Message
 			w := sum.warnings[key]
 			if w == nil {
-				w = &warning{reason: e.Reason, object: ref, message: e.Message}
+				w = &warning{typ: e.Type, reason: e.Reason, object: ref, message: e.Message}
 				sum.warnings[key] = w
 				sum.warningOrder = append(sum.warningOrder, key)
 			}
@@ -417,7 +427,7 @@ func (s *Session) printSummary(from sim.Tick, sum *summary) {
 	keys := sum.warningOrder // in order of first occurrence
 	for i, k := range keys {
 		if i == maxSummaryWarnings {
-			fmt.Fprintf(s.Out, "... and %d more warnings (get events)\n", len(keys)-maxSummaryWarnings)
+			fmt.Fprintf(s.Out, "... and %d more (get events)\n", len(keys)-maxSummaryWarnings)
 			break
 		}
 		w := sum.warnings[k]
@@ -425,6 +435,10 @@ func (s *Session) printSummary(from sim.Tick, sum *summary) {
 		if w.count > 1 {
 			msg += fmt.Sprintf(" (x%d)", w.count)
 		}
-		fmt.Fprintf(s.Out, "%s  %s  %s  %s\n", s.pal.warn("Warning"), w.reason, w.object, msg)
+		typ := w.typ
+		if typ == corev1.EventTypeWarning {
+			typ = s.pal.warn(typ)
+		}
+		fmt.Fprintf(s.Out, "%s  %s  %s  %s\n", typ, w.reason, w.object, msg)
 	}
 }
