@@ -209,6 +209,19 @@ func (w *worker) columnOf(seq uint64, def trace.Column) trace.Column {
 	return def
 }
 
+// statusColumn is the column of a status write. A controller reporting on
+// what it has just declared (a new ReplicaSet, the pods it asked for) is
+// still in the Declare column; reporting on what the nodes did (pods
+// running, ready, gone) is comparing observed with desired: Maintain. So
+// the trace of a new Deployment reads left to right, Declare → Schedule →
+// Run → Maintain.
+func (w *worker) statusColumn() trace.Column {
+	if w.columnOf(w.cause, trace.Maintain) == trace.Declare {
+		return trace.Declare
+	}
+	return trace.Maintain
+}
+
 // deleteBackground is a DELETE with the default propagation.
 var deleteBackground = apiserver.DeleteOptions{Propagation: metav1.DeletePropagationBackground}
 

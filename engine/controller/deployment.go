@@ -517,7 +517,7 @@ func (c *DeploymentController) writeStatus(d *appsv1.Deployment, message, why st
 	if equality.Semantic.DeepEqual(stored.Status, d.Status) && equality.Semantic.DeepEqual(stored.Annotations, d.Annotations) {
 		return nil // nothing to write: no trace, no request
 	}
-	seq := c.record(trace.Maintain, d.Namespace, "deployment/"+d.Name, message, why)
+	seq := c.record(c.statusColumn(), d.Namespace, "deployment/"+d.Name, message, why)
 	o, err := c.env.API.UpdateStatus(c.actor(seq), d.DeepCopy())
 	if err != nil {
 		return err

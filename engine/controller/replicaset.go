@@ -519,7 +519,7 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 	cp.Status = st
 	msg := fmt.Sprintf("Updated status: %d replicas, %d fully labeled, %d ready, %d available (observedGeneration %s)",
 		st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, strconv.FormatInt(st.ObservedGeneration, 10))
-	seq := c.record(trace.Maintain, rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
+	seq := c.record(c.statusColumn(), rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
 	o, err := c.env.API.UpdateStatus(c.actor(seq), cp)
 	if err != nil {
 		return nil, err
