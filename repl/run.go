@@ -109,9 +109,12 @@ func (s *Session) interact(in io.Reader, out, errOut io.Writer) error {
 		return err
 	}
 	defer rl.Close()
-	// Commands write through readline's writers so that output does not
-	// tangle with the line being edited.
-	s.Out, s.Err = rl.Stdout(), rl.Stderr()
+	// Commands write to the terminal directly, not through readline's
+	// writers: a command runs only after Readline has returned, so there is
+	// no line being edited to protect, and readline's writers redraw the
+	// prompt when they think it is still reading, which splices a stray
+	// prompt into long output such as help.
+	s.Out, s.Err = out, errOut
 
 	// While a command runs the terminal is in cooked mode and Ctrl-C is a
 	// SIGINT: it asks advance and until to stop at their next chunk. While
