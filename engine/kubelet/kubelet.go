@@ -59,6 +59,8 @@ type Kubelet struct {
 	hbLabel, opLabel, pullLabel, retryLabel string
 
 	stats Stats
+
+	failure // node fail / node recover (failure.go)
 }
 
 func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
@@ -94,7 +96,9 @@ func (k *Kubelet) HasImage(image string) bool {
 
 func (k *Kubelet) now() sim.Tick { return k.m.env.Loop.Now() }
 
-func (k *Kubelet) hasWork() bool { return k.startQueued || k.hbQueued || k.queue.len() > 0 }
+func (k *Kubelet) hasWork() bool {
+	return !k.failed && (k.startQueued || k.hbQueued || k.queue.len() > 0)
+}
 
 func (k *Kubelet) workOne() {
 	switch {
@@ -288,7 +292,7 @@ func (k *Kubelet) stop() {
 // nodeStatus computes status as the kubelet's setters do.
 func (k *Kubelet) nodeStatus(node *corev1.Node) corev1.NodeStatus {
 	now := metav1.NewTime(k.now().Time())
-	since := metav1.NewTime(k.startedAt.Time())
+	since := metav1.NewTime(k.conditionsSince().Time())
 	capacity := node.Status.Capacity
 	if len(capacity) == 0 {
 		capacity = k.m.cfg.DefaultCapacity
