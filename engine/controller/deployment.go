@@ -407,7 +407,7 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	*newRS.Spec.Replicas = n
 	SetNewReplicaSetAnnotations(d, newRS, newRevision, false)
 
-	msg := fmt.Sprintf("Created new replica set %q (pod-template-hash %s, revision %s) with %s", newRS.Name, hash, newRevision, plural(n, "replica"))
+	msg := fmt.Sprintf("Created new replica set %q (pod-template-hash %s, revision %s) with %s", newRS.Name, hash, newRevision, countOf(n, "replica"))
 	seq := c.record(c.declareColumn(d), d.Namespace, "replicaset/"+newRS.Name, msg, whyNewRS)
 	name := newRS.Name
 	created, err := c.env.API.Create(c.actor(seq), newRS)
@@ -462,7 +462,7 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	return rs, nil
 }
 
-func plural(n int32, word string) string {
+func countOf(n int32, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
