@@ -138,6 +138,9 @@ func (s *Session) interact(in io.Reader, out, errOut io.Writer) error {
 	fmt.Fprintf(s.Out, "kubeloop %s: a simulated Kubernetes %s cluster of %s, seed %d.\n",
 		Version, KubernetesVersion, describeNodes(len(s.nodes)), s.Eng.Seed)
 	fmt.Fprintln(s.Out, `Type "help" for the commands, Tab to complete, Ctrl-D to leave.`)
+	if s.guide != nil {
+		s.guide.Greet(s)
+	}
 	sc := NewScanner("", &rlLines{rl: rl, s: s})
 	for !s.quit {
 		st, err := sc.Next()

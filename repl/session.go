@@ -97,6 +97,9 @@ type Session struct {
 
 	// Panics counts internal errors recovered; a test harness fails on any.
 	Panics int
+
+	// guide follows the commands of a guided lesson (lesson_hook.go).
+	guide Guide
 }
 
 // NewSession starts a session on a fresh cluster built from cfg.
@@ -253,7 +256,8 @@ func panicSite() string {
 // its position when withPos) to Err and returns it as a *StmtError. A "! "
 // statement passes when its command fails (its message is still printed)
 // and fails when it succeeds; an internal error always fails.
-func (s *Session) do(st *Stmt, withPos bool) error {
+func (s *Session) do(st *Stmt, withPos bool) (result error) {
+	defer func() { s.afterCommand(st, result != nil) }()
 	err := s.call(st)
 	var ie *InternalError
 	switch {
