@@ -27,9 +27,15 @@ const ms = sim.Millisecond
 // which PID 1 ignores, and exits with status 2.
 var goNoHandler = Behavior{StopTime: 10 * ms, StopExitCode: 2}
 
-// A PID 1 without a handler for its stop signal: the kernel does not apply
-// the default action to a namespace's init, so it runs until SIGKILL.
-var ignoresTerm = Behavior{IgnoresSIGTERM: true}
+// baseImage is a language runtime or base image: its default command (a
+// shell or a REPL) reads end of file at once without a terminal and exits
+// 0, so a pod running it with restartPolicy Always crash-loops.
+func baseImage(shellIsProgram bool) Behavior {
+	return Behavior{IgnoresSIGTERM: true, Exits: true, ShellImage: shellIsProgram}
+}
+
+// scratch is a static binary in an image without a shell.
+var scratch = Behavior{StopTime: 10 * ms, StopExitCode: 2, NoShell: true}
 
 func catalogue() []Image {
 	var out []Image
@@ -64,7 +70,7 @@ func catalogue() []Image {
 	// httpd: STOPSIGNAL SIGWINCH (graceful stop).
 	out = append(out, Image{Repository: "httpd", Tags: []string{"2.4", "2.4.65", "2", "latest"}, SizeBytes: 44_630_118,
 		StartupTime: 150 * ms, Ports: []int32{80}, Logs: apacheLogs("Apache/2.4.65 (Unix)", "'httpd -D FOREGROUND'"),
-		Behavior: Behavior{StopSignal: "SIGWINCH", StopTime: 120 * ms, StopLogs: []LogLine{
+		Behavior: Behavior{StopSignal: "SIGWINCH", StopTime: 120 * ms, HTTPPaths: []string{"/", "/index.html"}, StopLogs: []LogLine{
 			{0, "[{time:Mon Jan 02 15:04:05.000000 2006}] [mpm_event:notice] [pid 1:tid 1] AH00492: caught SIGWINCH, shutting down gracefully"}}},
 		Description: "Apache HTTP server"})
 
@@ -126,41 +132,50 @@ func catalogue() []Image {
 	// 1 without a SIGTERM handler they are killed at the end of the grace
 	// period.
 	for _, v := range []struct {
-		repo string
-		tags []string
-		size int64
-		desc string
+		repo  string
+		tags  []string
+		size  int64
+		desc  string
+		shell bool // the image's program is the shell itself
 	}{
-		{"python", []string{"3.12", "3.12.11"}, 385_104_377, "Python"},
-		{"python", []string{"3.12-slim", "3.12.11-slim"}, 41_822_656, "Python (slim)"},
-		{"python", []string{"3.13", "3.13.7", "3", "latest"}, 392_440_210, "Python"},
-		{"python", []string{"3.13-slim", "3.13.7-slim", "slim"}, 43_104_093, "Python (slim)"},
-		{"node", []string{"20", "20.19", "20.19.5"}, 392_551_731, "Node.js"},
-		{"node", []string{"22", "22.19", "22.19.0", "lts", "latest"}, 397_390_114, "Node.js"},
-		{"node", []string{"22-alpine", "22.19-alpine", "lts-alpine"}, 56_107_336, "Node.js (Alpine)"},
-		{"busybox", []string{"1.36", "1.36.1"}, 2_155_202, "BusyBox shell and tools"},
-		{"busybox", []string{"1.37", "1.37.0", "latest"}, 2_222_260, "BusyBox shell and tools"},
-		{"alpine", []string{"3.20", "3.20.6"}, 3_625_408, "Alpine Linux"},
-		{"alpine", []string{"3.21", "3.21.3"}, 3_642_112, "Alpine Linux"},
-		{"alpine", []string{"3.22", "3.22.1", "3", "latest"}, 3_799_691, "Alpine Linux"},
-		{"ubuntu", []string{"22.04", "jammy"}, 29_537_982, "Ubuntu"},
-		{"ubuntu", []string{"24.04", "noble", "latest"}, 29_723_147, "Ubuntu"},
-		{"curlimages/curl", []string{"8.15.0", "latest"}, 10_129_347, "curl"},
+		{"python", []string{"3.12", "3.12.11"}, 385_104_377, "Python", false},
+		{"python", []string{"3.12-slim", "3.12.11-slim"}, 41_822_656, "Python (slim)", false},
+		{"python", []string{"3.13", "3.13.7", "3", "latest"}, 392_440_210, "Python", false},
+		{"python", []string{"3.13-slim", "3.13.7-slim", "slim"}, 43_104_093, "Python (slim)", false},
+		{"node", []string{"20", "20.19", "20.19.5"}, 392_551_731, "Node.js", false},
+		{"node", []string{"22", "22.19", "22.19.0", "lts", "latest"}, 397_390_114, "Node.js", false},
+		{"node", []string{"22-alpine", "22.19-alpine", "lts-alpine"}, 56_107_336, "Node.js (Alpine)", false},
+		{"busybox", []string{"1.36", "1.36.1"}, 2_155_202, "BusyBox shell and tools", true},
+		{"busybox", []string{"1.37", "1.37.0", "latest"}, 2_222_260, "BusyBox shell and tools", true},
+		{"alpine", []string{"3.20", "3.20.6"}, 3_625_408, "Alpine Linux", true},
+		{"alpine", []string{"3.21", "3.21.3"}, 3_642_112, "Alpine Linux", true},
+		{"alpine", []string{"3.22", "3.22.1", "3", "latest"}, 3_799_691, "Alpine Linux", true},
+		{"ubuntu", []string{"22.04", "jammy"}, 29_537_982, "Ubuntu", true},
+		{"ubuntu", []string{"24.04", "noble", "latest"}, 29_723_147, "Ubuntu", true},
+		// The Kubernetes documentation's busybox (exec liveness example); size approximate.
+		{"registry.k8s.io/busybox", []string{"1.27.2", "latest"}, 1_144_547, "BusyBox (the Kubernetes docs' copy)", true},
 	} {
-		out = append(out, Image{Repository: v.repo, Tags: v.tags, SizeBytes: v.size, Behavior: ignoresTerm, Description: v.desc})
+		out = append(out, Image{Repository: v.repo, Tags: v.tags, SizeBytes: v.size, Behavior: baseImage(v.shell), Description: v.desc})
 	}
+	// curl's entrypoint is curl: with no arguments it prints a hint and
+	// exits 2.
+	out = append(out, Image{Repository: "curlimages/curl", Tags: []string{"8.15.0", "latest"}, SizeBytes: 10_129_347,
+		Behavior: Behavior{IgnoresSIGTERM: true, Exits: true, ExitCode: 2,
+			ExitLogs: []LogLine{{0, "curl: try 'curl --help' or 'curl --manual' for more information"}}},
+		Description: "curl"})
 
 	// Small demo servers used throughout tutorials.
 	out = append(out,
 		Image{Repository: "traefik/whoami", Tags: []string{"v1.10", "v1.10.4"}, SizeBytes: 3_290_541, StartupTime: 10 * ms,
 			Ports: []int32{80}, Logs: []LogLine{{5 * ms, "{time:2006/01/02 15:04:05} Starting up on port 80"}},
-			Behavior: goNoHandler, Description: "prints the request and the serving pod"},
+			Behavior: scratch, Description: "prints the request and the serving pod"},
 		Image{Repository: "traefik/whoami", Tags: []string{"v1.11", "v1.11.0", "latest"}, SizeBytes: 3_342_870, StartupTime: 10 * ms,
 			Ports: []int32{80}, Logs: []LogLine{{5 * ms, "{time:2006/01/02 15:04:05} Starting up on port 80"}},
-			Behavior: goNoHandler, Description: "prints the request and the serving pod"},
+			Behavior: scratch, Description: "prints the request and the serving pod"},
 		Image{Repository: "hashicorp/http-echo", Tags: []string{"1.0", "1.0.0", "latest"}, SizeBytes: 3_489_129, StartupTime: 10 * ms,
 			Ports: []int32{5678}, Logs: []LogLine{{5 * ms, "{time:2006/01/02 15:04:05} [INFO] server is listening on :5678"}},
-			Behavior:    Behavior{StopTime: 10 * ms, StopLogs: []LogLine{{0, "{time:2006/01/02 15:04:05} [INFO] server is shutting down"}}},
+			Behavior: Behavior{StopTime: 10 * ms, NoShell: true,
+				StopLogs: []LogLine{{0, "{time:2006/01/02 15:04:05} [INFO] server is shutting down"}}},
 			Description: "answers every request with a fixed text"},
 		Image{Repository: "gcr.io/google-samples/hello-app", Tags: []string{"1.0"}, SizeBytes: 10_126_614, StartupTime: 20 * ms,
 			Ports: []int32{8080}, Logs: []LogLine{{10 * ms, "{time:2006/01/02 15:04:05} Server listening on port 8080"}},
@@ -170,7 +185,7 @@ func catalogue() []Image {
 			Behavior: goNoHandler, Description: "Google's hello-world web app"},
 		Image{Repository: "kicbase/echo-server", Tags: []string{"1.0", "latest"}, SizeBytes: 2_402_119, StartupTime: 10 * ms,
 			Ports: []int32{8080}, Logs: []LogLine{{5 * ms, "Echo server listening on port 8080."}},
-			Behavior: goNoHandler, Description: "echoes the request (minikube's hello-minikube)"},
+			Behavior: scratch, Description: "echoes the request (minikube's hello-minikube)"},
 	)
 
 	// Kubernetes' own images.
@@ -191,10 +206,10 @@ func catalogue() []Image {
 	for _, v := range []struct {
 		tag  string
 		size int64
-	}{{"2.39", 51_160_345}, {"2.47", 57_017_492}, {"2.52", 58_544_117}, {"2.53", 59_103_887}} {
+	}{{"2.39", 51_160_345}, {"2.40", 51_495_224}, {"2.47", 57_017_492}, {"2.52", 58_544_117}, {"2.53", 59_103_887}} {
 		out = append(out, Image{Repository: "registry.k8s.io/e2e-test-images/agnhost", Tags: []string{v.tag},
-			SizeBytes: v.size, StartupTime: 30 * ms, Ports: []int32{8080}, Behavior: goNoHandler,
-			Description: "Kubernetes e2e test server (netexec, serve-hostname, ...)"})
+			SizeBytes: v.size, StartupTime: 30 * ms, Ports: []int32{8080}, Behavior: goNoHandler, Modes: agnhostModes(),
+			Description: "Kubernetes e2e test server (netexec, serve-hostname, liveness, ...)"})
 	}
 	return out
 }
@@ -223,15 +238,16 @@ func nginxLogs(version string) []LogLine {
 
 func nginxStop() Behavior {
 	const t = "{time:2006/01/02 15:04:05}"
-	return Behavior{StopSignal: "SIGQUIT", StopTime: 60 * ms, StopLogs: []LogLine{
-		{0, t + " [notice] 1#1: signal 3 (SIGQUIT) received, shutting down"},
-		{5 * ms, t + " [notice] 29#29: gracefully shutting down"},
-		{10 * ms, t + " [notice] 29#29: exiting"},
-		{15 * ms, t + " [notice] 29#29: exit"},
-		{50 * ms, t + " [notice] 1#1: signal 17 (SIGCHLD) received from 29"},
-		{55 * ms, t + " [notice] 1#1: worker process 29 exited with code 0"},
-		{60 * ms, t + " [notice] 1#1: exit"},
-	}}
+	return Behavior{StopSignal: "SIGQUIT", StopTime: 60 * ms, HTTPPaths: []string{"/", "/index.html", "/50x.html"},
+		MemoryBytes: 8 << 20, StopLogs: []LogLine{
+			{0, t + " [notice] 1#1: signal 3 (SIGQUIT) received, shutting down"},
+			{5 * ms, t + " [notice] 29#29: gracefully shutting down"},
+			{10 * ms, t + " [notice] 29#29: exiting"},
+			{15 * ms, t + " [notice] 29#29: exit"},
+			{50 * ms, t + " [notice] 1#1: signal 17 (SIGCHLD) received from 29"},
+			{55 * ms, t + " [notice] 1#1: worker process 29 exited with code 0"},
+			{60 * ms, t + " [notice] 1#1: exit"},
+		}}
 }
 
 func apacheLogs(server, cmd string) []LogLine {
@@ -304,5 +320,23 @@ func mysqlLogs(version string) []LogLine {
 		{11 * sim.Second, t + " [Note] [Entrypoint]: MySQL init process done. Ready for start up."},
 		{12 * sim.Second, z + " 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections. Version: '" + version +
 			"'  socket: '/var/run/mysqld/mysqld.sock'  port: 3306  MySQL Community Server - GPL."},
+	}
+}
+
+// agnhostModes are the agnhost sub-commands the Kubernetes documentation
+// and e2e tests use (test/images/agnhost in kubernetes/kubernetes).
+func agnhostModes() map[string]Mode {
+	return map[string]Mode{
+		// liveness: /healthz answers 200 for the first 10 s, then 500
+		// (test/images/agnhost/liveness/server.go).
+		"liveness": {StartupTime: 10 * ms, Ports: []int32{8080},
+			Behavior: Behavior{StopTime: 10 * ms, StopExitCode: 2, HealthyFor: 10 * sim.Second, UnhealthyStatus: 500}},
+		"netexec": {StartupTime: 30 * ms, Ports: []int32{8080, 8081},
+			Logs:     []LogLine{{20 * ms, "{time:2006/01/02 15:04:05} Started HTTP server on port 8080"}, {20 * ms, "{time:2006/01/02 15:04:05} Started UDP server on port  8081"}},
+			Behavior: goNoHandler},
+		"serve-hostname": {StartupTime: 10 * ms, Ports: []int32{9376},
+			Logs:     []LogLine{{5 * ms, "{time:2006/01/02 15:04:05} Serving on port 9376."}},
+			Behavior: goNoHandler},
+		"pause": {Logs: []LogLine{{0, "Paused"}}, Behavior: goNoHandler},
 	}
 }

@@ -14,7 +14,22 @@
 // "docker.io/library/nginx:latest", a digest pins a manifest, and the
 // default imagePullPolicy follows from the tag.
 //
-// Behavior is deliberately open: the Maintain issue adds exits, crashes,
-// probe answers, memory use and load to it; the kubelet asks the image what
-// its process does instead of hard-coding it.
+// Behavior says what an image's process does: how it stops (its stop
+// signal, whether it ignores SIGTERM, how long a clean shutdown takes),
+// whether it exits or crashes by itself, how its HTTP health endpoint
+// answers over time (agnhost liveness: 200 for 10 s, then 500), which
+// paths it serves, and how much memory it uses. Modes select an image's
+// sub-command by the container's first argument (agnhost liveness).
+//
+// A Process is one run of a container: the kubelet starts it, steps it on
+// virtual time (Next, Step), probes it (Probe: HTTP, TCP, gRPC and exec
+// checks with the prober's own failure messages), stops or kills it, and
+// reads what it printed (Logs). A container whose command or args run a
+// shell or a busybox applet runs them in engine/workload/shell, against
+// its own filesystem, so `sh -c "touch /tmp/healthy; sleep 30; ..."`
+// and an exec probe `cat /tmp/healthy` behave as in the Kubernetes
+// documentation. A command the image does not have fails to start (exit
+// code 128, StartError) in runc's words; another program of a server image
+// (`nginx -g 'daemon off;'`) behaves as the image's server but prints
+// nothing, since kubeloop cannot know what it would print.
 package workload

@@ -37,6 +37,9 @@ type Image struct {
 	Logs []LogLine
 	// Behavior is what the process does besides starting and serving.
 	Behavior Behavior
+	// Modes are sub-commands selected by the container's first argument
+	// (with no command): agnhost's "liveness", "netexec", ...
+	Modes map[string]Mode
 	// Description is one line for listings ("web server").
 	Description string
 }
@@ -51,10 +54,11 @@ type LogLine struct {
 	Text string
 }
 
-// Behavior is what a simulated process does besides starting and serving.
-// It is deliberately open: the Maintain issue adds exits and crashes, probe
-// answers, memory use and load here. The zero Behavior is a well-behaved
-// server that exits 0 at once on SIGTERM.
+// Behavior is what a simulated process does besides starting and serving:
+// how it stops, whether it exits or crashes by itself, how its health
+// endpoint answers, how much memory it uses. The zero Behavior is a
+// well-behaved server that runs for ever, answers 200 on every path once
+// started and exits 0 at once on SIGTERM.
 type Behavior struct {
 	// StopSignal is the image's STOPSIGNAL, which containerd sends instead
 	// of SIGTERM when the kubelet stops the container ("SIGQUIT" for nginx);
@@ -72,6 +76,48 @@ type Behavior struct {
 	// StopLogs is what the process prints while it shuts down, counted from
 	// the stop signal.
 	StopLogs []LogLine
+
+	// Exits means the image's own process ends by itself (when the pod
+	// gives no command or args) ExitAfter its start, with ExitCode: a base
+	// image whose default command is an interactive shell exits 0 at once
+	// without a terminal; a crashing server exits non-zero.
+	Exits     bool
+	ExitAfter sim.Tick
+	ExitCode  int32
+	// ExitLogs is what it prints as it exits, counted from its start.
+	ExitLogs []LogLine
+
+	// HealthyFor is how long the process answers HTTP requests with 200
+	// before it answers UnhealthyStatus (agnhost liveness: 10 s, then 500);
+	// 0 means for ever.
+	HealthyFor      sim.Tick
+	UnhealthyStatus int
+	// HTTPPaths are the paths its HTTP server answers 200 on; any other
+	// path is a 404 (nginx has no /healthz). Empty means every path.
+	HTTPPaths []string
+
+	// MemoryBytes is the process's memory use once started, and
+	// MemoryGrowthBytesPerSecond how fast it grows (a leak). Past the
+	// container's memory limit the kernel kills it: exit 137, OOMKilled.
+	MemoryBytes                int64
+	MemoryGrowthBytesPerSecond int64
+
+	// NoShell marks images without /bin/sh (scratch and distroless
+	// images): a command that needs a shell fails to start.
+	NoShell bool
+	// ShellImage marks images whose own program is the shell (busybox,
+	// alpine, ubuntu): a command that is neither a shell nor an applet is
+	// not in the image and fails to start.
+	ShellImage bool
+}
+
+// Mode is what an image's process does when the pod's args select one of
+// its sub-commands (agnhost liveness, agnhost netexec).
+type Mode struct {
+	StartupTime sim.Tick
+	Ports       []int32
+	Logs        []LogLine
+	Behavior    Behavior
 }
 
 // Signal is the stop signal's name: StopSignal or SIGTERM.

@@ -1,0 +1,414 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/workload/shell"
+)
+
+// Exit reasons, as containerd reports them (k8s-facts §1.2).
+const (
+	ReasonCompleted  = "Completed"
+	ReasonError      = "Error"
+	ReasonOOMKilled  = "OOMKilled"
+	ReasonStartError = "StartError"
+)
+
+// ProcessSpec is what the runtime starts: an image, the pod's command and
+// args for it, and the container's environment and memory limit.
+type ProcessSpec struct {
+	Image            *Image
+	Command, Args    []string
+	Env              map[string]string
+	MemoryLimitBytes int64 // 0: no limit
+	Hostname, IP     string
+}
+
+// StartError is a process the runtime could not start (exit code 128,
+// reason StartError), in containerd's and runc's words.
+type StartError struct{ Executable string }
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("failed to create containerd task: failed to create shim task: OCI runtime create failed: "+
+		"runc create failed: unable to start container process: error during container init: exec: %q: "+
+		"executable file not found in $PATH: unknown", e.Executable)
+}
+
+// Exit is how a process ended.
+type Exit struct {
+	Code   int32
+	Reason string // Completed, Error or OOMKilled
+	At     sim.Tick
+}
+
+// Process is one run of a container's main process. It is a step machine
+// on virtual time: Next says when something happens next (a shell script
+// wakes, the process exits, the kernel kills it for memory), Step moves it
+// there.
+type Process struct {
+	spec   ProcessSpec
+	start  sim.Tick
+	mode   Mode // what the image's own program does (or the selected sub-command)
+	own    bool // running the image's own program (not a shell script)
+	silent bool // the command was overridden by one we cannot know: prints nothing
+	sh     *shell.Machine
+	fs     *shell.FS
+
+	wake    sim.Tick // when the script continues (-1: never)
+	exit    Exit
+	exited  bool
+	oomAt   sim.Tick // -1: never
+	stopped bool
+	stopAt  sim.Tick
+}
+
+// Start starts a process at now; it fails with a *StartError if the
+// command is not in the image.
+func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
+	img := spec.Image
+	p := &Process{spec: spec, start: now, wake: -1, oomAt: -1, fs: shell.NewFS()}
+	p.fs.Write("/etc/hostname", spec.Hostname+"\n", false)
+	p.mode = Mode{StartupTime: img.StartupTime, Ports: img.Ports, Logs: img.Logs, Behavior: img.Behavior}
+	argv := append(append([]string(nil), spec.Command...), spec.Args...)
+	switch {
+	case len(argv) == 0:
+		p.own = true
+	case len(spec.Command) == 0 && img.Modes != nil && hasMode(img, spec.Args[0]):
+		p.mode = img.Modes[spec.Args[0]]
+		p.own = true
+	default:
+		name := argv[0]
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		isShell := name == "sh" || name == "ash" || name == "bash" || shell.Known(name)
+		switch {
+		case isShell && img.Behavior.NoShell:
+			return nil, &StartError{Executable: argv[0]}
+		case isShell:
+			env := shell.Env{Hostname: spec.Hostname, Vars: spec.Env}
+			m, _ := shell.NewCommand(argv, p.fs, env)
+			p.sh = m
+		case img.Behavior.ShellImage:
+			return nil, &StartError{Executable: argv[0]}
+		default:
+			// Another program of the image (nginx -g 'daemon off;', python
+			// app.py): it behaves as the image's server, and kubeloop
+			// cannot know what it prints.
+			p.own, p.silent = true, true
+			p.mode.Behavior.Exits = false
+		}
+	}
+	b := &p.mode.Behavior
+	if p.own && b.Exits {
+		p.exit = Exit{Code: b.ExitCode, Reason: reasonFor(b.ExitCode), At: now + b.ExitAfter}
+	}
+	if lim := spec.MemoryLimitBytes; lim > 0 && p.own {
+		switch {
+		case b.MemoryBytes > lim:
+			p.oomAt = now + p.mode.StartupTime
+		case b.MemoryGrowthBytesPerSecond > 0:
+			p.oomAt = now + sim.Tick((lim-b.MemoryBytes)*int64(sim.Second)/b.MemoryGrowthBytesPerSecond) + 1
+		}
+	}
+	p.run(now)
+	return p, nil
+}
+
+func hasMode(img *Image, arg string) bool {
+	_, ok := img.Modes[arg]
+	return ok
+}
+
+func reasonFor(code int32) string {
+	if code == 0 {
+		return ReasonCompleted
+	}
+	return ReasonError
+}
+
+// run steps the script (if any) at now and notes when it ends.
+func (p *Process) run(now sim.Tick) {
+	if p.sh != nil && !p.exited {
+		st := p.sh.Run(now)
+		switch {
+		case st.Exited:
+			p.exited = true
+			p.exit = Exit{Code: int32(st.Code), Reason: reasonFor(int32(st.Code)), At: now}
+		case st.Spinning:
+			p.wake = -1
+		default:
+			p.wake = st.WakeAt
+		}
+	}
+	if p.own && !p.exited {
+		b := p.mode.Behavior
+		if p.oomAt >= 0 && p.oomAt <= now && (!b.Exits || p.oomAt <= p.exit.At) {
+			p.exited = true
+			p.exit = Exit{Code: 137, Reason: ReasonOOMKilled, At: p.oomAt}
+		} else if b.Exits && p.exit.At <= now {
+			p.exited = true
+		}
+	}
+}
+
+// Next is when the process next does something by itself (a script wakes,
+// it exits, it runs out of memory, its health endpoint changes its answer).
+func (p *Process) Next() (sim.Tick, bool) {
+	if p.exited {
+		return 0, false
+	}
+	at := sim.Tick(-1)
+	consider := func(t sim.Tick) {
+		if t >= 0 && (at < 0 || t < at) {
+			at = t
+		}
+	}
+	if p.sh != nil {
+		consider(p.wake)
+	}
+	if p.own {
+		b := p.mode.Behavior
+		if b.Exits {
+			consider(p.exit.At)
+		}
+		consider(p.oomAt)
+	}
+	return at, at >= 0
+}
+
+// HealthChanges lists the instants after start at which the answers of its
+// HTTP and TCP endpoints change by themselves: when it starts serving, and
+// when it turns unhealthy.
+func (p *Process) HealthChanges() []sim.Tick {
+	if !p.own {
+		return nil
+	}
+	out := []sim.Tick{p.start + p.mode.StartupTime}
+	if h := p.mode.Behavior.HealthyFor; h > 0 {
+		out = append(out, p.start+h)
+	}
+	return out
+}
+
+// Step moves the process to now and reports whether it has exited.
+func (p *Process) Step(now sim.Tick) bool {
+	p.run(now)
+	return p.exited
+}
+
+// Exited reports how the process ended, once it has.
+func (p *Process) Exited() (Exit, bool) { return p.exit, p.exited }
+
+// Kill ends the process now with code: SIGKILL gives 137, reason Error.
+func (p *Process) Kill(now sim.Tick, code int32) {
+	if p.exited {
+		return
+	}
+	p.exited = true
+	p.exit = Exit{Code: code, Reason: reasonFor(code), At: now}
+}
+
+// StopBehavior is how the process reacts to its stop signal: the signal's
+// name, whether it ignores it, how long a clean shutdown takes and its
+// exit code.
+func (p *Process) StopBehavior() Behavior {
+	b := p.mode.Behavior
+	if p.sh != nil {
+		// sh as PID 1 has no handler for SIGTERM, and the kernel does not
+		// apply the default action to a namespace's init.
+		b.IgnoresSIGTERM = true
+	}
+	return b
+}
+
+// Stop records that the stop signal was sent at now (for the logs).
+func (p *Process) Stop(now sim.Tick) {
+	if !p.stopped {
+		p.stopped, p.stopAt = true, now
+	}
+}
+
+// Shell reports whether the process is a simulated shell script.
+func (p *Process) Shell() bool { return p.sh != nil }
+
+// FS is the container's filesystem.
+func (p *Process) FS() *shell.FS { return p.fs }
+
+// Ports are the ports the process listens on.
+func (p *Process) Ports() []int32 {
+	if p.sh != nil {
+		return nil
+	}
+	return p.mode.Ports
+}
+
+// LogLine is one line a process printed, at its time, rendered.
+type PrintedLine struct {
+	T    sim.Tick
+	Text string
+}
+
+// Logs is what the process printed up to now.
+func (p *Process) Logs(now sim.Tick) []PrintedLine {
+	var out []PrintedLine
+	end := now
+	if p.exited {
+		end = min(end, p.exit.At)
+	}
+	if p.sh != nil {
+		for _, l := range p.sh.Output() {
+			if l.T <= end {
+				out = append(out, PrintedLine{T: l.T, Text: l.Text})
+			}
+		}
+		return out
+	}
+	if p.silent {
+		return nil
+	}
+	emit := func(from, until sim.Tick, lines []LogLine) {
+		for _, l := range lines {
+			t := from + l.After
+			if t > until {
+				break
+			}
+			out = append(out, PrintedLine{T: t, Text: Render(l.Text, t, p.spec.IP, p.spec.Hostname)})
+		}
+	}
+	runEnd := end
+	if p.stopped {
+		runEnd = min(runEnd, p.stopAt)
+	}
+	emit(p.start, runEnd, p.mode.Logs)
+	if b := p.mode.Behavior; b.Exits {
+		emit(p.start, runEnd, b.ExitLogs)
+	}
+	if p.stopped {
+		emit(p.stopAt, end, p.mode.Behavior.StopLogs)
+	}
+	return out
+}
+
+// Check is one probe's handler, resolved by the kubelet: the port is a
+// number by now.
+type Check struct {
+	// Kind is "httpGet", "tcpSocket", "exec" or "grpc".
+	Kind    string
+	Scheme  string // HTTP or HTTPS
+	Host    string // the pod IP unless the probe names a host
+	Port    int32
+	Path    string
+	Command []string
+	Timeout sim.Tick
+}
+
+// ProbeResult is a probe's outcome and, on failure, the kubelet's message.
+type ProbeResult struct {
+	OK      bool
+	Message string
+}
+
+// Probe runs a check against the process at now, with the kubelet
+// prober's messages (k/k pkg/probe/http, tcp, exec). broken makes the
+// endpoint fail as a learner's `break` asked.
+func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
+	addr := c.Host + ":" + strconv.Itoa(int(c.Port))
+	refused := func() ProbeResult {
+		dial := "dial tcp " + addr + ": connect: connection refused"
+		if c.Kind == "httpGet" {
+			return ProbeResult{Message: fmt.Sprintf("Get %q: %s", url(c), dial)}
+		}
+		return ProbeResult{Message: dial}
+	}
+	listening := false
+	if !p.exited && p.own && now >= p.start+p.mode.StartupTime {
+		for _, port := range p.mode.Ports {
+			listening = listening || port == c.Port
+		}
+	}
+	switch c.Kind {
+	case "tcpSocket":
+		if !listening || broken {
+			return refused()
+		}
+		return ProbeResult{OK: true}
+	case "grpc":
+		if !listening {
+			return ProbeResult{Message: fmt.Sprintf("timeout: failed to connect service %q within %s", addr, c.Timeout.Duration())}
+		}
+		if broken {
+			return ProbeResult{Message: "service unhealthy (responded with \"NOT_SERVING\")"}
+		}
+		return ProbeResult{OK: true}
+	case "httpGet":
+		if !listening {
+			return refused()
+		}
+		status := 200
+		b := p.mode.Behavior
+		switch {
+		case broken:
+			status = 500
+		case b.HealthyFor > 0 && now >= p.start+b.HealthyFor:
+			status = b.UnhealthyStatus
+		case len(b.HTTPPaths) > 0 && !contains(b.HTTPPaths, pathOnly(c.Path)):
+			status = 404
+		}
+		if status >= 200 && status < 400 {
+			return ProbeResult{OK: true}
+		}
+		return ProbeResult{Message: fmt.Sprintf("HTTP probe failed with statuscode: %d", status)}
+	case "exec":
+		if p.exited {
+			return ProbeResult{Message: "container not running"}
+		}
+		if broken {
+			return ProbeResult{}
+		}
+		if p.mode.Behavior.NoShell {
+			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
+		}
+		r := shell.Exec(c.Command, p.fs, shell.Env{Hostname: p.spec.Hostname, Vars: p.spec.Env}, now, c.Timeout)
+		switch {
+		case r.NotFound:
+			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
+		case r.TimedOut:
+			return ProbeResult{Message: fmt.Sprintf("command %q timed out", strings.Join(c.Command, " "))}
+		case r.Code == 0:
+			return ProbeResult{OK: true}
+		}
+		return ProbeResult{Message: strings.TrimRight(r.Output, "\n")}
+	}
+	return ProbeResult{Message: "unknown probe handler " + c.Kind}
+}
+
+func (e *StartError) execMessage() string {
+	return fmt.Sprintf("OCI runtime exec failed: exec failed: unable to start container process: exec: %q: "+
+		"executable file not found in $PATH: unknown", e.Executable)
+}
+
+func url(c Check) string {
+	scheme := strings.ToLower(c.Scheme)
+	if scheme == "" {
+		scheme = "http"
+	}
+	path := c.Path
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return scheme + "://" + c.Host + ":" + strconv.Itoa(int(c.Port)) + path
+}
+
+func pathOnly(p string) string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if p == "" {
+		return "/"
+	}
+	return p
+}
