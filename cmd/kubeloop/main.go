@@ -4,6 +4,8 @@
 //	kubeloop                      the REPL on the built-in cluster (stdin a terminal)
 //	kubeloop < script             stdin, when it is not a terminal, is a script
 //	kubeloop run FILE...          run script files; exit 1 at the first failure
+//	kubeloop lesson list|start NAME|check [FILE|NAME...]|record FILE|new NAME
+//	                              the guided course and the instructor's tools
 //	kubeloop version              print the version
 //	kubeloop help [COMMAND]       list the commands, or explain one
 //
@@ -24,6 +26,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/kubeloop/kubeloop/lessons"
 	"github.com/kubeloop/kubeloop/repl"
 )
 
@@ -34,7 +37,7 @@ const (
 	exitOK      = 0
 	exitFailed  = 1 // a command or an assert failed
 	exitUsage   = 2 // kubeloop itself was called wrongly
-	usageString = `usage: kubeloop [--seed N] [--nodes N] [--no-color] [run FILE... | version | help [COMMAND]]`
+	usageString = `usage: kubeloop [--seed N] [--nodes N] [--no-color] [run FILE... | lesson ... | version | help [COMMAND]]`
 )
 
 var globalFlags = []repl.Flag{
@@ -44,12 +47,22 @@ var globalFlags = []repl.Flag{
 	{Name: "help", Short: "h", Usage: "print this help"},
 }
 
-// subcommands are kubeloop's verbs besides the REPL. The Lessons issue adds
-// "lesson" (list, start, check, record) here.
+// subcommands are kubeloop's verbs besides the REPL.
 var subcommands = map[string]func(args []string, cfg repl.Config, stdin io.Reader, stdout, stderr io.Writer) int{
 	"run":     runFiles,
 	"version": version,
 	"help":    help,
+	"lesson":  lessonCmd, // list, start, check, record, new: package lessons
+}
+
+// lessonCmd is `kubeloop lesson ...`; a guided lesson at a terminal is the
+// interactive REPL.
+func lessonCmd(args []string, cfg repl.Config, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg.Interactive = isTerminal(stdin)
+	if cfg.Interactive {
+		cfg.HistoryFile = historyFile()
+	}
+	return lessons.Main(args, cfg, stdin, stdout, stderr)
 }
 
 func kubeloop(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -96,6 +109,7 @@ func kubeloop(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cfg.Interactive {
 		cfg.HistoryFile = historyFile()
 	}
+	cfg.LessonNames = lessons.Names()
 	if err := repl.Run(stdin, stdout, stderr, cfg); err != nil {
 		return exitFailed
 	}
@@ -131,6 +145,7 @@ plane you drive with kubectl-shaped commands.
 
   kubeloop              the REPL on the built-in cluster (a script, if stdin is not a terminal)
   kubeloop run FILE...  run scripts; exit status 1 at the first failed command, naming FILE:LINE
+  kubeloop lesson list  the guided course (lesson start NAME, check, record, new: see help lesson)
   kubeloop version      print the version
   kubeloop help [CMD]   this help, or a REPL command's
 
