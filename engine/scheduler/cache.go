@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -18,6 +19,7 @@ type cache struct {
 	list   []*framework.NodeInfo // the nodes in tree order; nil when stale
 	pods   map[types.UID]*cachedPod
 	images map[string]*imageState
+	topo   *topoIndex
 }
 
 type cachedPod struct {
@@ -31,12 +33,14 @@ type imageState struct {
 }
 
 func newCache() *cache {
-	return &cache{
+	c := &cache{
 		nodes:  map[string]*framework.NodeInfo{},
 		tree:   nodeTree{byZone: map[string][]string{}},
 		pods:   map[types.UID]*cachedPod{},
 		images: map[string]*imageState{},
 	}
+	c.topo = newTopoIndex(c)
+	return c
 }
 
 // NodeInfos lists the nodes in the node tree's order: zones round robin,
@@ -83,6 +87,7 @@ func (c *cache) AddNode(n *corev1.Node) {
 	ni.SetNode(n)
 	c.tree.add(n)
 	c.list = nil
+	c.topo.invalidate()
 	c.setImages(ni, nil, n)
 }
 
@@ -94,6 +99,9 @@ func (c *cache) UpdateNode(old, n *corev1.Node) {
 	}
 	prev := ni.Node()
 	ni.SetNode(n)
+	if !equality.Semantic.DeepEqual(prev.Labels, n.Labels) {
+		c.topo.invalidate()
+	}
 	if zoneKey(prev) != zoneKey(n) {
 		c.tree.remove(prev)
 		c.tree.add(n)
@@ -110,6 +118,7 @@ func (c *cache) RemoveNode(n *corev1.Node) {
 	c.setImages(ni, ni.Node(), nil)
 	c.tree.remove(ni.Node())
 	c.list = nil
+	c.topo.invalidate()
 	ni.RemoveNode()
 	if len(ni.Pods) == 0 {
 		delete(c.nodes, n.Name)
@@ -202,6 +211,7 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 		c.nodes[p.Spec.NodeName] = ni
 	}
 	ni.AddPod(pi)
+	c.topo.podChanged(nil, p, ni.Node())
 	return pi
 }
 
@@ -215,6 +225,7 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 	}
 	ni := c.nodes[cp.node]
 	old := cp.info.Requests
+	c.topo.podChanged(cp.info.Pod, p, ni.Node())
 	ni.RemovePod(cp.info)
 	cp.info.Update(p)
 	ni.AddPod(cp.info)
@@ -230,6 +241,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 	}
 	delete(c.pods, p.UID)
 	ni := c.nodes[cp.node]
+	c.topo.podChanged(cp.info.Pod, nil, ni.Node())
 	ni.RemovePod(cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {
 		delete(c.nodes, cp.node)

@@ -82,6 +82,7 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	nodes := s.cache.NodeInfos()
 	state.NumAllNodes = len(nodes)
 	state.Images = s.cache
+	state.Cluster = s.lister
 	a := &sc.attempt
 	*a = attempt{}
 	d := &a.decision

@@ -41,6 +41,7 @@ type Scheduler struct {
 	cache   *cache
 	queue   *schedulingQueue
 	explain *explainStore
+	lister  *clusterLister
 
 	// nextStartNodeIndex rotates the filter scan's start (kube's
 	// sched.nextStartNodeIndex), so every node gets its turn.
@@ -82,6 +83,7 @@ func New(env component.Env, cfg Config) *Scheduler {
 	}
 	s := &Scheduler{env: env, cfg: cfg, fw: fw, prof: prof, cache: newCache(),
 		explain: newExplainStore(cfg.NodeRecords, cfg.AttemptsPerPod)}
+	s.lister = &clusterLister{cache: s.cache, st: env.Store}
 	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
 	s.scratch.state = framework.NewCycleState()
 	s.scratch.statuses = framework.NewNodeToStatus()
@@ -160,6 +162,9 @@ func (s *Scheduler) observePod(ev store.Event) {
 		if s.cache.UpdatePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, old, cur, ev.Cause)
 		}
+		if !equality.Semantic.DeepEqual(old.Labels, cur.Labels) {
+			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodLabel}, old, cur, ev.Cause)
+		}
 	case wasAssigned && !isAssigned:
 		if s.cache.RemovePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, old, nil, ev.Cause)
@@ -190,6 +195,7 @@ func (s *Scheduler) observeNode(ev store.Event) {
 		}
 	case store.Deleted:
 		s.cache.RemoveNode(n)
+		s.queue.OnEvent(framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Delete}, n, nil, ev.Cause)
 	}
 }
 

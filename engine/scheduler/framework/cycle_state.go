@@ -50,6 +50,9 @@ type CycleState struct {
 	// Images looks up an image's cluster-wide summary (nil if no node
 	// reports it).
 	Images ImageLister
+	// Cluster answers questions about the whole cluster (all nodes and
+	// pods), for plugins whose verdict on one node depends on others.
+	Cluster ClusterLister
 }
 
 // ImageLister answers, for the whole cluster, which nodes report an image.
@@ -67,6 +70,7 @@ func (c *CycleState) Reset() {
 	c.SkipFilterPlugins, c.SkipScorePlugins = 0, 0
 	c.NumAllNodes = 0
 	c.Images = nil
+	c.Cluster = nil
 }
 
 // Write stores a plugin's data.

@@ -1,0 +1,13 @@
+// Package podtopologyspread is kube-scheduler's PodTopologySpread plugin:
+// whenUnsatisfiable DoNotSchedule constraints as a filter (skew = matching
+// pods in the node's domain, plus one if the pod matches itself, minus the
+// global minimum over eligible domains, at most maxSkew; minDomains;
+// nodeAffinityPolicy and nodeTaintsPolicy; matchLabelKeys), ScheduleAnyway
+// constraints as a score (count × log(domains + 2) + maxSkew − 1, reversed
+// by NormalizeScore), and the system default constraints (hostname maxSkew
+// 3, zone maxSkew 5, ScheduleAnyway) for pods with none of their own that a
+// Service or controller selects.
+//
+// Per-domain counts come from the scheduler's cache when every node is
+// eligible (the common case); otherwise the plugin counts node by node.
+package podtopologyspread

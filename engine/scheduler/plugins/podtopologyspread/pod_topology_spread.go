@@ -1,0 +1,467 @@
+package podtopologyspread
+
+import (
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/scheduler/plugins/nodeaffinity"
+	"github.com/kubeloop/kubeloop/engine/scheduler/plugins/tainttoleration"
+)
+
+// Name is the plugin's name.
+const Name = "PodTopologySpread"
+
+// Filter reasons, in kube's words (podtopologyspread/plugin.go).
+const (
+	// ErrReasonConstraintsNotMatch: placing the pod here would exceed
+	// maxSkew. Unschedulable (evicting pods could lower the skew).
+	ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	// ErrReasonNodeLabelNotMatch: the node lacks a constraint's topology
+	// key. UnschedulableAndUnresolvable.
+	ErrReasonNodeLabelNotMatch = ErrReasonConstraintsNotMatch + " (missing required label)"
+)
+
+var (
+	statusSkew         = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+	statusMissingLabel = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+	statusSkip         = framework.NewStatus(framework.Skip)
+)
+
+// SystemDefaultConstraints are kube's defaultingType System constraints,
+// applied (without a selector: it comes from the pod's Services and
+// controller) to pods that declare none.
+var SystemDefaultConstraints = []corev1.TopologySpreadConstraint{
+	{TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway, MaxSkew: 3},
+	{TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway, MaxSkew: 5},
+}
+
+// PodTopologySpread filters and scores nodes by how evenly matching pods
+// are spread over topology domains.
+type PodTopologySpread struct {
+	// NoSystemDefaults turns the system default constraints off
+	// (defaultingType List with no defaults).
+	NoSystemDefaults bool
+}
+
+var (
+	_ framework.PreFilterPlugin   = (*PodTopologySpread)(nil)
+	_ framework.FilterPlugin      = (*PodTopologySpread)(nil)
+	_ framework.PreScorePlugin    = (*PodTopologySpread)(nil)
+	_ framework.ScorePlugin       = (*PodTopologySpread)(nil)
+	_ framework.ScoreExtensions   = (*PodTopologySpread)(nil)
+	_ framework.EnqueueExtensions = (*PodTopologySpread)(nil)
+)
+
+// Name implements framework.Plugin.
+func (*PodTopologySpread) Name() string { return Name }
+
+// Constraint is a parsed topology spread constraint.
+type Constraint struct {
+	MaxSkew       int32
+	TopologyKey   string
+	MinDomains    int32
+	Selector      labels.Selector
+	HonorAffinity bool // nodeAffinityPolicy Honor (the default)
+	HonorTaints   bool // nodeTaintsPolicy Honor (default Ignore)
+	query         framework.CountQuery
+}
+
+// ParseConstraints keeps the pod's constraints with the given
+// whenUnsatisfiable, their selectors parsed and matchLabelKeys merged in
+// (key In the pod's value, for keys the pod has).
+func ParseConstraints(pod *corev1.Pod, cs []corev1.TopologySpreadConstraint, action corev1.UnsatisfiableConstraintAction) ([]Constraint, error) {
+	var out []Constraint
+	for i := range cs {
+		c := &cs[i]
+		if c.WhenUnsatisfiable != action {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range c.MatchLabelKeys {
+			if v, ok := pod.Labels[k]; ok {
+				r, err := labels.NewRequirement(k, selection.In, []string{v})
+				if err != nil {
+					return nil, err
+				}
+				sel = sel.Add(*r)
+			}
+		}
+		out = append(out, newConstraint(pod, c, sel))
+	}
+	return out, nil
+}
+
+func newConstraint(pod *corev1.Pod, c *corev1.TopologySpreadConstraint, sel labels.Selector) Constraint {
+	pc := Constraint{MaxSkew: c.MaxSkew, TopologyKey: c.TopologyKey, MinDomains: 1, Selector: sel,
+		HonorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
+		HonorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor}
+	if c.MinDomains != nil {
+		pc.MinDomains = *c.MinDomains
+	}
+	pc.query = framework.CountQuery{
+		Key:             "pts\x00" + pod.Namespace + "\x00" + sel.String() + "\x00@" + c.TopologyKey,
+		Terms:           []framework.PodSelector{{Namespaces: map[string]struct{}{pod.Namespace: {}}, Selector: sel}},
+		TopologyKey:     c.TopologyKey,
+		SkipTerminating: true,
+	}
+	return pc
+}
+
+// nodeIncluded is kube's matchNodeInclusionPolicies.
+func (c *Constraint) nodeIncluded(pod *corev1.Pod, node *corev1.Node, aff *nodeaffinity.RequiredNodeAffinity) bool {
+	if c.HonorAffinity && !aff.Match(node) {
+		return false
+	}
+	if c.HonorTaints {
+		if _, bad := tainttoleration.UntoleratedTaint(node.Spec.Taints, pod.Spec.Tolerations); bad {
+			return false
+		}
+	}
+	return true
+}
+
+func hasNodeConstraints(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return len(pod.Spec.NodeSelector) > 0 ||
+		a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+}
+
+func hasAllKeys(nl map[string]string, cs []Constraint) bool {
+	for i := range cs {
+		if _, ok := nl[cs[i].TopologyKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// fastPath reports whether every node with the keys is eligible for every
+// constraint, so that the cache's per-domain counts are the answer.
+func fastPath(l framework.ClusterLister, pod *corev1.Pod, cs []Constraint) bool {
+	all := len(l.NodeInfos())
+	nodeCons := hasNodeConstraints(pod)
+	for i := range cs {
+		if cs[i].HonorTaints || cs[i].HonorAffinity && nodeCons {
+			return false
+		}
+		if _, n := l.Domains(cs[i].TopologyKey); n != all {
+			return false
+		}
+	}
+	return true
+}
+
+// countMatching counts the pods on a node that a constraint's selector
+// matches in the pod's namespace, leaving out terminating pods.
+func countMatching(ni *framework.NodeInfo, c *Constraint) int {
+	n := 0
+	for _, p := range ni.Pods {
+		if c.query.Matches(p.Pod) {
+			n++
+		}
+	}
+	return n
+}
+
+// slowCounts counts per domain node by node: nodes with every key that the
+// constraint's inclusion policies admit register their domain.
+func slowCounts(l framework.ClusterLister, pod *corev1.Pod, cs []Constraint, want func(i int, v string) bool) []map[string]int {
+	aff := nodeaffinity.GetRequiredNodeAffinity(pod)
+	out := make([]map[string]int, len(cs))
+	for i := range out {
+		out[i] = map[string]int{}
+	}
+	for _, ni := range l.NodeInfos() {
+		node := ni.Node()
+		if !hasAllKeys(node.Labels, cs) {
+			continue
+		}
+		for i := range cs {
+			if !cs[i].nodeIncluded(pod, node, &aff) {
+				continue
+			}
+			v := node.Labels[cs[i].TopologyKey]
+			if want != nil && !want(i, v) {
+				continue
+			}
+			out[i][v] += countMatching(ni, &cs[i])
+		}
+	}
+	return out
+}
+
+var preFilterStateKey = framework.NewStateKey("PreFilter" + Name)
+
+type filterConstraint struct {
+	Constraint
+	counts    map[string]int // matching pods per eligible domain (absent: 0)
+	minMatch  int
+	selfMatch int
+}
+
+type preFilterState struct {
+	cs []filterConstraint
+}
+
+// PreFilter implements framework.PreFilterPlugin: per DoNotSchedule
+// constraint, the matching pods per eligible domain and their global
+// minimum (0 when fewer domains than minDomains). Skip without such
+// constraints.
+func (*PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	pod := pi.Pod
+	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+		return nil, statusSkip
+	}
+	cs, err := ParseConstraints(pod, pod.Spec.TopologySpreadConstraints, corev1.DoNotSchedule)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	if len(cs) == 0 {
+		return nil, statusSkip
+	}
+	l := state.Cluster
+	if l == nil {
+		return nil, framework.NewStatus(framework.Error, Name+": no cluster lister")
+	}
+	s := &preFilterState{cs: make([]filterConstraint, len(cs))}
+	if fastPath(l, pod, cs) {
+		for i := range cs {
+			counts := l.TopologyCounts(&cs[i].query)
+			domains, _ := l.Domains(cs[i].TopologyKey)
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts, len(domains), cs[i].MinDomains)}
+		}
+	} else {
+		all := slowCounts(l, pod, cs, nil)
+		for i := range cs {
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: all[i], minMatch: minMatch(all[i], len(all[i]), cs[i].MinDomains)}
+		}
+	}
+	for i := range s.cs {
+		if s.cs[i].Selector.Matches(labels.Set(pod.Labels)) {
+			s.cs[i].selfMatch = 1
+		}
+	}
+	state.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// minMatch is the global minimum of matching pods over the eligible
+// domains: counts holds the non-empty ones (or all of them), domains is how
+// many there are; fewer than minDomains count as a minimum of 0.
+func minMatch(counts map[string]int, domains int, minDomains int32) int {
+	if domains < int(minDomains) || len(counts) < domains {
+		return 0
+	}
+	m := math.MaxInt
+	for _, n := range counts {
+		m = min(m, n)
+	}
+	if m == math.MaxInt {
+		return 0
+	}
+	return m
+}
+
+// Skew is what the filter compares with maxSkew: the matching pods in the
+// node's domain, plus selfMatch, minus the global minimum.
+func Skew(matchNum, selfMatch, minMatch int) int { return matchNum + selfMatch - minMatch }
+
+// Filter implements framework.FilterPlugin.
+func (*PodTopologySpread) Filter(state *framework.CycleState, _ *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	s, _ := state.Read(preFilterStateKey).(*preFilterState)
+	if s == nil {
+		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	nl := ni.Node().Labels
+	for i := range s.cs {
+		c := &s.cs[i]
+		v, ok := nl[c.TopologyKey]
+		if !ok {
+			return statusMissingLabel
+		}
+		if Skew(c.counts[v], c.selfMatch, c.minMatch) > int(c.MaxSkew) {
+			return statusSkew
+		}
+	}
+	return nil
+}
+
+var preScoreStateKey = framework.NewStateKey("PreScore" + Name)
+
+type scoreConstraint struct {
+	Constraint
+	counts map[string]int
+	weight float64
+}
+
+type preScoreState struct {
+	cs      []scoreConstraint
+	ignored map[string]struct{}
+}
+
+// TopologyNormalizingWeight is log(size + 2): the weight of a constraint
+// whose key has size domains among the feasible nodes.
+func TopologyNormalizingWeight(size int) float64 { return math.Log(float64(size + 2)) }
+
+// ScoreForCount is cnt × weight + (maxSkew − 1).
+func ScoreForCount(cnt int64, maxSkew int32, weight float64) float64 {
+	return float64(cnt)*weight + float64(maxSkew-1)
+}
+
+// PreScore implements framework.PreScorePlugin: the pod's ScheduleAnyway
+// constraints, or the system defaults (if the pod declares no constraint
+// and a Service or controller selects it); per constraint the domains among
+// the feasible nodes and the matching pods in each. Skip without any.
+func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework.PodInfo, filtered []*framework.NodeInfo) *framework.Status {
+	pod := pi.Pod
+	l := state.Cluster
+	if l == nil {
+		return framework.NewStatus(framework.Error, Name+": no cluster lister")
+	}
+	var cs []Constraint
+	requireAll := true
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		var err error
+		if cs, err = ParseConstraints(pod, pod.Spec.TopologySpreadConstraints, corev1.ScheduleAnyway); err != nil {
+			return framework.AsStatus(err)
+		}
+	} else if !pl.NoSystemDefaults {
+		requireAll = false
+		sel := l.DefaultSpreadSelector(pod)
+		if !sel.Empty() {
+			for i := range SystemDefaultConstraints {
+				cs = append(cs, newConstraint(pod, &SystemDefaultConstraints[i], sel))
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return statusSkip
+	}
+	s := &preScoreState{cs: make([]scoreConstraint, len(cs))}
+	sizes := make([]int, len(cs))
+	values := make([]map[string]struct{}, len(cs))
+	for i := range values {
+		values[i] = map[string]struct{}{}
+	}
+	scored := 0
+	for _, ni := range filtered {
+		nl := ni.Node().Labels
+		if requireAll && !hasAllKeys(nl, cs) {
+			if s.ignored == nil {
+				s.ignored = map[string]struct{}{}
+			}
+			s.ignored[ni.Name()] = struct{}{}
+			continue
+		}
+		scored++
+		for i := range cs {
+			if v, ok := nl[cs[i].TopologyKey]; ok && cs[i].TopologyKey != corev1.LabelHostname {
+				if _, seen := values[i][v]; !seen {
+					values[i][v] = struct{}{}
+					sizes[i]++
+				}
+			}
+		}
+	}
+	var counts []map[string]int
+	if fastPath(l, pod, cs) {
+		counts = make([]map[string]int, len(cs))
+		for i := range cs {
+			counts[i] = l.TopologyCounts(&cs[i].query)
+		}
+	} else {
+		counts = slowCounts(l, pod, cs, func(i int, v string) bool {
+			if cs[i].TopologyKey == corev1.LabelHostname {
+				return true
+			}
+			_, ok := values[i][v]
+			return ok
+		})
+	}
+	for i := range cs {
+		sz := sizes[i]
+		if cs[i].TopologyKey == corev1.LabelHostname {
+			sz = scored
+		}
+		s.cs[i] = scoreConstraint{Constraint: cs[i], counts: counts[i], weight: TopologyNormalizingWeight(sz)}
+	}
+	state.Write(preScoreStateKey, s)
+	return nil
+}
+
+// Score implements framework.ScorePlugin: Σ over constraints whose key the
+// node has of ScoreForCount(matching pods in its domain), rounded; lower is
+// better (NormalizeScore reverses it).
+func (*PodTopologySpread) Score(state *framework.CycleState, _ *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	if s == nil {
+		return 0, framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+	}
+	if _, ok := s.ignored[ni.Name()]; ok {
+		return 0, nil
+	}
+	nl := ni.Node().Labels
+	var score float64
+	for i := range s.cs {
+		c := &s.cs[i]
+		if v, ok := nl[c.TopologyKey]; ok {
+			score += ScoreForCount(int64(c.counts[v]), c.MaxSkew, c.weight)
+		}
+	}
+	return int64(math.Round(score)), nil
+}
+
+// ScoreExtensions implements framework.ScorePlugin.
+func (pl *PodTopologySpread) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore implements framework.ScoreExtensions: nodes without the
+// keys get 0; if the highest raw score is 0 every node gets 100; otherwise
+// 100 × (max + min − s) / max.
+func (*PodTopologySpread) NormalizeScore(state *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	if s == nil {
+		return nil
+	}
+	Normalize(scores, s.ignored)
+	return nil
+}
+
+// Normalize is the plugin's normalisation, exported for tests.
+func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
+	var lo, hi int64 = math.MaxInt64, 0
+	for _, sc := range scores {
+		if _, ok := ignored[sc.Name]; ok {
+			continue
+		}
+		lo, hi = min(lo, sc.Score), max(hi, sc.Score)
+	}
+	for i := range scores {
+		if _, ok := ignored[scores[i].Name]; ok {
+			scores[i].Score = 0
+			continue
+		}
+		if hi == 0 {
+			scores[i].Score = framework.MaxNodeScore
+			continue
+		}
+		scores[i].Score = framework.MaxNodeScore * (hi + lo - scores[i].Score) / hi
+	}
+}
+
+// EventsToRegister implements framework.EnqueueExtensions (kube's
+// plugin.go): pods added, relabelled or deleted; nodes added, deleted,
+// relabelled or tainted.
+func (*PodTopologySpread) EventsToRegister() []framework.ClusterEventWithHint {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add | framework.UpdatePodLabel | framework.Delete}},
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.Delete | framework.UpdateNodeLabel | framework.UpdateNodeTaint}},
+	}
+}
