@@ -11,8 +11,15 @@ import (
 
 // withStatusOnly returns a copy of old carrying upd's status: what a write to
 // the /status subresource persists.
+//
+// The copy is shallow: the new version shares old's metadata maps and
+// slices and its whole spec. Store objects are read-only, so versions may
+// share what a status write cannot change; this is what keeps etcd's
+// history of a pod's status writes (five or so before it is Ready) from
+// costing five deep copies of its spec. Only the top-level fields below
+// are set on the copy, never anything it shares.
 func withStatusOnly(old, upd kinds.Object) kinds.Object {
-	out := old.DeepCopyObject().(kinds.Object)
+	out := shallowCopy(old)
 	if src, ok := structField(upd, "Status"); ok {
 		dst, _ := structField(out, "Status")
 		dst.Set(src)
@@ -74,6 +81,34 @@ func specChanged(old, upd kinds.Object) bool {
 	}
 	b, _ := structField(upd, "Spec")
 	return !equality.Semantic.DeepEqual(a.Interface(), b.Interface())
+}
+
+// shallowCopy returns a new object of obj's type whose fields are obj's:
+// maps, slices and pointers are shared with obj.
+func shallowCopy(obj kinds.Object) kinds.Object {
+	v := reflect.ValueOf(obj).Elem()
+	out := reflect.New(v.Type())
+	out.Elem().Set(v)
+	return out.Interface().(kinds.Object)
+}
+
+// statusEqual is Equal for an update made by withStatusOnly from old: the
+// new version shares everything with old except its status (and, for a
+// Deployment, its annotations), so comparing those is Equal, at the cost
+// of the status alone.
+func statusEqual(old, upd kinds.Object) bool {
+	a, ok := structField(old, "Status")
+	if !ok {
+		return Equal(old, upd)
+	}
+	b, _ := structField(upd, "Status")
+	if !equality.Semantic.DeepEqual(a.Interface(), b.Interface()) {
+		return false
+	}
+	if kinds.Of(old) == kinds.Deployment {
+		return equality.Semantic.DeepEqual(old.GetAnnotations(), upd.GetAnnotations())
+	}
+	return true
 }
 
 // Equal reports whether two versions of an object differ in nothing but

@@ -280,7 +280,7 @@ func (s *Server) update(a Actor, obj kinds.Object, status bool, verb string) (ki
 	if err != nil {
 		return nil, err
 	}
-	if Equal(old, obj) {
+	if status && statusEqual(old, obj) || !status && Equal(old, obj) {
 		return old, nil // a no-op write does not move the revision, as in kube-apiserver
 	}
 	s.commitUpdate(a, obj, verb)
@@ -481,7 +481,11 @@ func (s *Server) Bind(a Actor, namespace, podName, nodeName string) (*corev1.Pod
 	if _, ok := s.store.Lookup(kinds.Node, "", nodeName); !ok {
 		return nil, apierrors.NewNotFound(kinds.Node.GroupResource(), nodeName)
 	}
-	upd := p.DeepCopy()
+	// The bound version shares the pod's metadata and spec contents (store
+	// objects are read-only); only nodeName and the conditions are new.
+	upd := new(corev1.Pod)
+	*upd = *p
+	upd.Status.Conditions = append(make([]corev1.PodCondition, 0, len(p.Status.Conditions)+1), p.Status.Conditions...)
 	upd.Spec.NodeName = nodeName
 	setPodCondition(&upd.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
 		LastTransitionTime: s.now()})

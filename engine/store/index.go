@@ -13,7 +13,15 @@ type IndexFunc func(Object) []string
 type index struct {
 	name  string
 	fn    IndexFunc
-	byVal map[string]map[string]struct{} // value -> set of keys
+	byVal map[string]*indexSet // value -> the keys filed under it
+}
+
+// indexSet is the keys filed under one index value, with their sorted order
+// kept until the set changes: a ReplicaSet's pods are listed on every sync,
+// and change membership far less often than they change status.
+type indexSet struct {
+	keys   map[string]struct{}
+	sorted []string // nil when stale
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -25,7 +33,7 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 			panic("store: duplicate index " + name + " for " + k.Resource)
 		}
 	}
-	ix := &index{name: name, fn: fn, byVal: map[string]map[string]struct{}{}}
+	ix := &index{name: name, fn: fn, byVal: map[string]*indexSet{}}
 	s.indexes[k] = append(s.indexes[k], ix)
 	for key, obj := range s.bucket(k).objects {
 		ix.add(key, obj)
@@ -50,11 +58,17 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 			continue
 		}
 		set := ix.byVal[value]
-		keys := make([]string, 0, len(set))
-		for key := range set {
-			keys = append(keys, key)
+		if set == nil {
+			return []Object{}
 		}
-		sort.Strings(keys)
+		if set.sorted == nil {
+			set.sorted = make([]string, 0, len(set.keys))
+			for key := range set.keys {
+				set.sorted = append(set.sorted, key)
+			}
+			sort.Strings(set.sorted)
+		}
+		keys := set.sorted
 		b := s.bucket(k)
 		out := make([]Object, len(keys))
 		for i, key := range keys {
@@ -69,31 +83,73 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 func (s *Store) CountByIndex(k *kinds.Kind, name, value string) int {
 	for _, ix := range s.indexes[k] {
 		if ix.name == name {
-			return len(ix.byVal[value])
+			if set := ix.byVal[value]; set != nil {
+				return len(set.keys)
+			}
+			return 0
 		}
 	}
 	panic("store: no index " + name + " for " + k.Resource)
 }
 
-func (ix *index) add(key string, obj Object) {
-	for _, v := range ix.fn(obj) {
+func (ix *index) add(key string, obj Object) { ix.addValues(key, ix.fn(obj)) }
+
+func (ix *index) addValues(key string, values []string) {
+	for _, v := range values {
 		set := ix.byVal[v]
 		if set == nil {
-			set = map[string]struct{}{}
+			set = &indexSet{keys: map[string]struct{}{}}
 			ix.byVal[v] = set
 		}
-		set[key] = struct{}{}
+		if _, ok := set.keys[key]; !ok {
+			set.keys[key] = struct{}{}
+			set.sorted = nil
+		}
 	}
 }
 
-func (ix *index) remove(key string, obj Object) {
-	for _, v := range ix.fn(obj) {
+func (ix *index) remove(key string, obj Object) { ix.removeValues(key, ix.fn(obj)) }
+
+func (ix *index) removeValues(key string, values []string) {
+	for _, v := range values {
 		if set := ix.byVal[v]; set != nil {
-			delete(set, key)
-			if len(set) == 0 {
+			if _, ok := set.keys[key]; ok {
+				delete(set.keys, key)
+				set.sorted = nil
+			}
+			if len(set.keys) == 0 {
 				delete(ix.byVal, v)
 			}
 		}
+	}
+}
+
+// update refiles key from old to obj; most writes (a status update) leave
+// an object's index values as they were, and then nothing changes.
+func (ix *index) update(key string, old, obj Object) {
+	was, is := ix.fn(old), ix.fn(obj)
+	if sameValues(was, is) {
+		return
+	}
+	ix.removeValues(key, was)
+	ix.addValues(key, is)
+}
+
+func sameValues(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {
+	for _, ix := range s.indexes[k] {
+		ix.update(key, old, obj)
 	}
 }
 

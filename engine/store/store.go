@@ -189,8 +189,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	b.objects[key] = obj
-	s.indexRemove(k, key, old)
-	s.indexAdd(k, key, obj)
+	s.indexUpdate(k, key, old, obj)
 	s.history = append(s.history, Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
 	return s.rev, nil
 }
