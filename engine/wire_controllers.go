@@ -14,5 +14,17 @@ func (e *Engine) controllerReactors() []component.Reactor {
 		controller.NewReplicaSetController(e.env()),
 		controller.NewEndpointSliceController(e.env()),
 		controller.NewGarbageCollector(e.env()),
+		// Node health and taint-based eviction draw nothing at random:
+		// they get no source of their own, so the seeds of the scheduler
+		// and kubelets built after them stay as they were.
+		controller.NewNodeLifecycleController(e.envWithoutRand()),
+		controller.NewTaintEvictionController(e.envWithoutRand()),
+		controller.NewDisruptionController(e.envWithoutRand()),
 	}
+}
+
+// envWithoutRand is env for a component that makes no random choices: it
+// derives no source, so adding one leaves every other seed unchanged.
+func (e *Engine) envWithoutRand() component.Env {
+	return component.Env{Loop: e.Loop, Store: e.Store, API: e.API, Trace: e.Trace, Images: e.Images}
 }

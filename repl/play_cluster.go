@@ -51,16 +51,24 @@ governs everything from time 0.`,
 	})
 	register(&Command{
 		Name:  "node",
-		Usage: "node add NAME [--cpu CPU] [--memory MEMORY] [--pods N] [--label KEY=VALUE]... [--taint KEY[=VALUE]:EFFECT]...",
-		Short: "add a simulated worker node",
+		Usage: "node (add|fail|recover) NAME [--cpu CPU] [--memory MEMORY] [--pods N] [--label KEY=VALUE]... [--taint KEY[=VALUE]:EFFECT]...",
+		Short: "add a simulated worker node, or make one fail and recover",
 		Long: fmt.Sprintf(`node add registers a new worker node, as a kubelet does when it first starts:
 the Node object gets the capacity given (default %s CPU, %s memory, %d pods),
 the labels every kubelet sets (kubernetes.io/hostname, kubernetes.io/os,
 kubernetes.io/arch) plus any --label, and any --taint (effects NoSchedule,
 PreferNoSchedule, NoExecute). A simulated kubelet then runs on it.
-Applying a v1 Node manifest does the same.`,
+Applying a v1 Node manifest does the same.
+
+node fail stops a node's kubelet, as a crash or a network partition would:
+no more Lease renewals, no node or pod status. After 50 s of silence
+(--node-monitor-grace-period) the node lifecycle controller sets the node's
+Ready condition to Unknown and taints it node.kubernetes.io/unreachable; its
+pods are evicted when their 300 s toleration runs out and stay Terminating
+until the node recovers. node recover brings the kubelet back: it posts
+Ready, the taints go, and it removes the pods deleted meanwhile.`,
 			engine.DefaultNodeCPU.String(), engine.DefaultNodeMemory.String(), engine.DefaultNodePods),
-		Example: "node add n4\nnode add gpu1 --cpu 8 --memory 32Gi --label accelerator=gpu --taint gpu=true:NoSchedule",
+		Example: "node fail n1\nnode recover n1\nnode add n4\nnode add gpu1 --cpu 8 --memory 32Gi --label accelerator=gpu --taint gpu=true:NoSchedule",
 		Group:   GroupPlayground,
 		Flags: []Flag{
 			{Name: "cpu", Value: "CPU", Usage: "CPU capacity (4, 500m)"},
@@ -146,8 +154,11 @@ func runNode(s *Session, args []string, _ string) error {
 	if err != nil {
 		return err
 	}
+	if len(f.Args) > 0 && (f.Args[0] == "fail" || f.Args[0] == "recover") {
+		return runNodeFault(s, f.Args)
+	}
 	if len(f.Args) == 0 || f.Args[0] != "add" {
-		return usagef("node needs a subcommand: node add NAME")
+		return usagef("node needs a subcommand: node add NAME, node fail NAME or node recover NAME")
 	}
 	if len(f.Args) != 2 {
 		return usagef("node add needs one NAME")

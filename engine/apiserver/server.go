@@ -198,6 +198,8 @@ func resetStatusOnCreate(obj kinds.Object) {
 		o.Status = corev1.ServiceStatus{}
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		o.Status = autoscalingv2.HorizontalPodAutoscalerStatus{}
+	default:
+		resetStatusOnCreateMore(obj)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -65,6 +66,9 @@ func Validate(obj kinds.Object) field.ErrorList {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
 		return append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+	case *policyv1.PodDisruptionBudget:
+		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		return append(errs, validatePDBSpec(&o.Spec, field.NewPath("spec"))...)
 	}
 	panic(fmt.Sprintf("apiserver: no validation for %T", obj))
 }

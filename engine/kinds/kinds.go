@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -100,11 +101,12 @@ var (
 	EndpointSlice = newKind[discoveryv1.EndpointSlice]("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice", "/registry/endpointslices", true)
 	Lease         = newKind[coordinationv1.Lease]("coordination.k8s.io", "v1", "Lease", "leases", "lease", "/registry/leases", true)
 	HPA           = newKind[autoscalingv2.HorizontalPodAutoscaler]("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", "/registry/horizontalpodautoscalers", true, "hpa")
+	PDB           = newKind[policyv1.PodDisruptionBudget]("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", "/registry/poddisruptionbudgets", true, "pdb")
 )
 
 // All lists every served kind in a fixed order (the order `get all` and
 // `api-resources` use).
-var All = []*Kind{Namespace, Node, Pod, Service, Event, Deployment, ReplicaSet, EndpointSlice, Lease, HPA}
+var All = []*Kind{Namespace, Node, Pod, Service, Event, Deployment, ReplicaSet, EndpointSlice, Lease, HPA, PDB}
 
 var byName = func() map[string]*Kind {
 	m := map[string]*Kind{}
@@ -169,6 +171,8 @@ func Of(obj Object) *Kind {
 		return Lease
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return HPA
+	case *policyv1.PodDisruptionBudget:
+		return PDB
 	}
 	panic("kinds: unregistered object type")
 }

@@ -1,0 +1,180 @@
+package engine_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine"
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// TestNodeLifecycle replays nodes_testdata/*.txt: node failure, taint-based
+// eviction and recovery, told by the whole engine's trace with exact ticks.
+// (The files are kept out of testdata/ because TestScenarios walks that
+// directory with its own directives.)
+//
+// Directives:
+//
+//	cluster seed=N nodes=N   a fresh cluster
+//	apply                    apply the manifest in the input, as kubectl
+//	fail NAME | recover NAME `node fail NAME`, `node recover NAME`
+//	advance D [grep=WORD]    move virtual time; print the trace since the last
+//	                         print (only lines containing WORD, if given)
+//	pods                     every pod: node, phase, Ready, deleting
+//	node NAME                a node's Ready condition and taints
+//	events [grep=WORD]       Kubernetes Events, oldest first
+//
+// These are golden files: after `go test ./engine -run NodeLifecycle
+// -rewrite`, read every changed line and commit only what you understand
+// and what is still true to Kubernetes (etcd-io/raft's warning).
+func TestNodeLifecycle(t *testing.T) {
+	datadriven.Walk(t, "nodes_testdata", func(t *testing.T, path string) {
+		var e *engine.Engine
+		var mark uint64
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			grep := ""
+			if d.HasArg("grep") {
+				d.ScanArgs(t, "grep", &grep)
+			}
+			switch d.Cmd {
+			case "cluster":
+				var seed uint64 = engine.DefaultSeed
+				nodes := engine.DefaultClusterSize
+				if d.HasArg("seed") {
+					d.ScanArgs(t, "seed", &seed)
+				}
+				if d.HasArg("nodes") {
+					d.ScanArgs(t, "nodes", &nodes)
+				}
+				e = engine.New(engine.Config{Seed: seed, Nodes: engine.DefaultNodes(nodes)})
+				mark = e.Trace.NextSeq()
+				return fmt.Sprintf("%d nodes, seed %d", nodes, seed)
+			case "apply":
+				actor := e.Command("apply -f -")
+				res, err := e.API.Apply(actor, "-", []byte(d.Input), apiserver.ApplyOptions{})
+				if err != nil {
+					return "error: " + err.Error()
+				}
+				var b strings.Builder
+				for _, r := range res {
+					fmt.Fprintln(&b, r.String())
+				}
+				e.Settle()
+				mark = e.Trace.NextSeq()
+				return b.String()
+			case "fail", "recover":
+				name := d.CmdArgs[0].Key
+				actor := e.Command("node " + d.Cmd + " " + name)
+				var err error
+				if d.Cmd == "fail" {
+					err = e.FailNode(actor.Cause, name)
+				} else {
+					err = e.RecoverNode(actor.Cause, name)
+				}
+				if err != nil {
+					return "error: " + err.Error()
+				}
+				e.Settle()
+				return traceSince(e, &mark, grep)
+			case "advance":
+				dur, err := parseDuration(d.CmdArgs[0].Key)
+				if err != nil {
+					d.Fatalf(t, "%v", err)
+				}
+				e.Advance(dur)
+				return traceSince(e, &mark, grep)
+			case "pods":
+				return podTable(e)
+			case "node":
+				o, ok := e.Store.Lookup(kinds.Node, "", d.CmdArgs[0].Key)
+				if !ok {
+					return "not found"
+				}
+				n := o.(*corev1.Node)
+				var b strings.Builder
+				for _, c := range n.Status.Conditions {
+					fmt.Fprintf(&b, "%s=%s %s %q since %s\n", c.Type, c.Status, c.Reason, c.Message,
+						sim.FromTime(c.LastTransitionTime.Time))
+				}
+				for _, tn := range n.Spec.Taints {
+					added := ""
+					if tn.TimeAdded != nil {
+						added = " added " + sim.FromTime(tn.TimeAdded.Time).String()
+					}
+					fmt.Fprintf(&b, "taint %s:%s%s\n", tn.Key, tn.Effect, added)
+				}
+				return b.String()
+			case "events":
+				var evs []*corev1.Event
+				for _, o := range e.Store.List(kinds.Event, "") {
+					evs = append(evs, o.(*corev1.Event))
+				}
+				sort.SliceStable(evs, func(i, j int) bool { return evs[i].LastTimestamp.Before(&evs[j].LastTimestamp) })
+				var b strings.Builder
+				for _, ev := range evs {
+					line := fmt.Sprintf("%9s %-7s %-20s %s/%s %s (%s)", sim.FromTime(ev.LastTimestamp.Time), ev.Type,
+						ev.Reason, strings.ToLower(ev.InvolvedObject.Kind), ev.InvolvedObject.Name, ev.Message, ev.Source.Component)
+					if grep == "" || strings.Contains(line, grep) {
+						fmt.Fprintln(&b, line)
+					}
+				}
+				return b.String()
+			}
+			d.Fatalf(t, "unknown directive %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func traceSince(e *engine.Engine, mark *uint64, grep string) string {
+	var b strings.Builder
+	for _, ev := range e.Trace.Since(*mark) {
+		line := describeEvent(ev)
+		if grep == "" || strings.Contains(line, grep) {
+			fmt.Fprintln(&b, line)
+		}
+	}
+	*mark = e.Trace.NextSeq()
+	return b.String()
+}
+
+// describeEvent is one trace event on a line: time, seq, column,
+// component, object, message, cause.
+func describeEvent(e trace.Event) string {
+	s := fmt.Sprintf("%11s #%-4d %-8s %-26s %-24s %s", e.T, e.Seq, e.Column, e.Component, e.Object, e.Message)
+	if e.Cause != 0 {
+		s += fmt.Sprintf(" ← #%d", e.Cause)
+	}
+	return strings.TrimRight(s, " ")
+}
+
+func podTable(e *engine.Engine) string {
+	var b strings.Builder
+	for _, o := range e.Store.List(kinds.Pod, "") {
+		p := o.(*corev1.Pod)
+		ready := "-"
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady {
+				ready = string(c.Status)
+			}
+		}
+		del := ""
+		if p.DeletionTimestamp != nil {
+			del = " Terminating since " + sim.FromTime(p.DeletionTimestamp.Time).String()
+		}
+		node := p.Spec.NodeName
+		if node == "" {
+			node = "<none>"
+		}
+		fmt.Fprintf(&b, "%s/%s on %s: %s, Ready=%s%s\n", p.Namespace, p.Name, node, p.Status.Phase, ready, del)
+	}
+	return b.String()
+}
