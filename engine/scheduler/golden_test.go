@@ -30,7 +30,9 @@ import (
 //	node name=n1 [cpu=4] [memory=16Gi] [pods=110] [zone=a] [label=k=v]
 //	     [taint=key=value:Effect] [unschedulable] [image=name:MiB]
 //	pod name=web [cpu=500m] [memory=1Gi] [image=nginx:1.27] [selector=k=v]
-//	    [tolerate=key:Effect] [prefer=weight:k=v] [priority=N]
+//	    [tolerate=key:Effect] [prefer=weight:k=v] [priority=N] [label=k=v]
+//	    [affinity=k=v@hostname|zone] [anti=k=v@...] [prefer-affinity=w:k=v@...]
+//	    [prefer-anti=w:k=v@...] [spread=maxSkew:hostname|zone:DoNotSchedule|ScheduleAnyway:k=v]
 //	delete pod|node NAME
 //	cordon|uncordon NAME
 //	advance DURATION
@@ -182,6 +184,36 @@ func goldenPod(t *testing.T, d *datadriven.TestData) *corev1.Pod {
 		weight, _ := strconv.Atoi(w)
 		p.PreferredNodeAffinity(int32(weight), k, corev1.NodeSelectorOpIn, v)
 	}
+	for _, s := range args(d, "label") {
+		k, v, _ := strings.Cut(s, "=")
+		p.Label(k, v)
+	}
+	// Pod (anti-)affinity: [weight:]k=v@hostname|zone|<key>.
+	for _, kind := range []string{"affinity", "anti", "prefer-affinity", "prefer-anti"} {
+		for _, s := range args(d, kind) {
+			w, k, v, key := goldenTerm(s)
+			switch kind {
+			case "affinity":
+				p.PodAffinity(k, v, key)
+			case "anti":
+				p.PodAntiAffinity(k, v, key)
+			case "prefer-affinity":
+				p.PreferredPodAffinity(w, k, v, key)
+			case "prefer-anti":
+				p.PreferredPodAntiAffinity(w, k, v, key)
+			}
+		}
+	}
+	// Topology spread: maxSkew:hostname|zone:DoNotSchedule|ScheduleAnyway:k=v.
+	for _, s := range args(d, "spread") {
+		parts := strings.SplitN(s, ":", 4)
+		if len(parts) != 4 {
+			t.Fatalf("spread %q: want maxSkew:key:when:k=v", s)
+		}
+		skew, _ := strconv.Atoi(parts[0])
+		k, v, _ := strings.Cut(parts[3], "=")
+		p.Spread(int32(skew), topologyKey(parts[1]), corev1.UnsatisfiableConstraintAction(parts[2]), k, v)
+	}
 	if pr := arg(d, "priority", ""); pr != "" {
 		n, _ := strconv.Atoi(pr)
 		p.Priority(int32(n))
@@ -189,6 +221,27 @@ func goldenPod(t *testing.T, d *datadriven.TestData) *corev1.Pod {
 	obj := p.Obj()
 	obj.UID = ""
 	return obj
+}
+
+func topologyKey(s string) string {
+	switch s {
+	case "hostname":
+		return corev1.LabelHostname
+	case "zone":
+		return corev1.LabelTopologyZone
+	}
+	return s
+}
+
+// goldenTerm parses [weight:]k=v@key.
+func goldenTerm(s string) (w int32, k, v, key string) {
+	if ws, rest, ok := strings.Cut(s, ":"); ok {
+		n, _ := strconv.Atoi(ws)
+		w, s = int32(n), rest
+	}
+	kv, key, _ := strings.Cut(s, "@")
+	k, v, _ = strings.Cut(kv, "=")
+	return w, k, v, topologyKey(key)
 }
 
 func whereIs(h *harness, name string) string {
