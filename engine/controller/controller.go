@@ -257,7 +257,11 @@ func IsPodAvailable(p *corev1.Pod, minReadySeconds int32, now metav1.Time) bool 
 	}
 	c := podReadyCondition(p)
 	d := sim.Seconds(int64(minReadySeconds)).Duration()
-	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(d).Before(now.Time)
+	// The API server stores times in RFC 3339, whole seconds: kube's
+	// controller reads lastTransitionTime truncated, so its requeue after
+	// exactly minReadySeconds finds the pod available.
+	ltt := c.LastTransitionTime.Truncate(time.Second)
+	return !ltt.IsZero() && ltt.Add(d).Before(now.Time)
 }
 
 // IsPodActive reports whether a pod counts toward a ReplicaSet: not

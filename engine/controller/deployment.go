@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,8 @@ const (
 	whyAnnotations   = "The Deployment keeps its revision and desired size on the ReplicaSet, so rollout history and proportional scaling can be worked out later."
 	whyStatus        = "A Deployment's status sums up its ReplicaSets' status, so kubectl rollout status and other clients can follow the rollout."
 	whyCleanup       = "A Deployment keeps only revisionHistoryLimit old, scaled-down ReplicaSets for rollbacks and deletes older ones."
+	whyBlocked       = "A rolling update adds pods only up to replicas + maxSurge and removes old ones only while replicas - maxUnavailable stay available, so it waits for new pods to become available."
+	whyPaused        = "A paused Deployment keeps its ReplicaSets as they are: template changes wait until it is resumed, though scaling still applies."
 	whyTimedOut      = "When a rollout makes no progress for progressDeadlineSeconds, the Deployment reports it as failed; it does not roll back by itself."
 	whyAdopt         = "A controller adopts orphans that match its selector, so objects it would otherwise duplicate come under its care."
 	whySelectingAll  = "A Deployment with an empty selector would claim every pod in its namespace, so the controller refuses to act on it."
@@ -971,6 +974,10 @@ func (c *DeploymentController) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet,
 	}
 	old := d.Status
 	d.Status = st
+	if d.Spec.Paused {
+		standing, _ := c.rolloutStanding(d, allRSs, newRS)
+		return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), whyPaused)
+	}
 	return c.updateStatus(d, describeDeploymentStatus(&old, &st))
 }
 
@@ -1029,9 +1036,15 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	d.Status = st
 	if timedOut {
 		cond := GetDeploymentCondition(st, appsv1.DeploymentProgressing)
-		return c.writeStatus(d, cond.Message+" Progressing=False ("+TimedOutReason+")", whyTimedOut)
+		standing, _ := c.rolloutStanding(d, allRSs, newRS)
+		return c.writeStatus(d, cond.Message+" Progressing=False ("+TimedOutReason+")"+withStanding(standing), whyTimedOut)
 	}
-	return c.updateStatus(d, describeDeploymentStatus(&old, &st))
+	standing, blocked := c.rolloutStanding(d, allRSs, newRS)
+	why := whyStatus
+	if blocked {
+		why = whyBlocked
+	}
+	return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), why)
 }
 
 func replicaFailures(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []appsv1.DeploymentCondition {
@@ -1096,4 +1109,108 @@ func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
 		s += fmt.Sprintf("; %s=%s (%s)", c.Type, c.Status, c.Reason)
 	}
 	return s
+}
+
+// rolloutStanding says, for the trace and `why deployment/X`, where d's
+// rollout stands after this sync: which ReplicaSet is new, how far it has
+// got, and what holds it back (new pods not yet available, the surge
+// limit, the availability floor, pause, old pods still running under
+// Recreate). It is empty when no rollout is under way (no old pods, not
+// paused, not timed out). It reports whether something holds the rollout
+// back. The ReplicaSets are read again, since this sync may have scaled
+// them.
+func (c *DeploymentController) rolloutStanding(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (string, bool) {
+	cond := GetDeploymentCondition(d.Status, appsv1.DeploymentProgressing)
+	timedOut := cond != nil && cond.Reason == TimedOutReason
+	fresh := func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
+		if o, ok := c.env.Store.Lookup(kinds.ReplicaSet, rs.Namespace, rs.Name); ok && o.GetUID() == rs.UID {
+			return o.(*appsv1.ReplicaSet)
+		}
+		return rs
+	}
+	var all, old []*appsv1.ReplicaSet
+	for _, rs := range allRSs {
+		if rs == nil {
+			continue
+		}
+		f := fresh(rs)
+		all = append(all, f)
+		if newRS == nil || rs.UID != newRS.UID {
+			old = append(old, f)
+		}
+	}
+	r := replicas(d.Spec.Replicas)
+	oldSpec := replicaCount(old)
+	oldPods, _, _ := actualReplicaCount(old)
+	if newRS == nil {
+		if oldPods > 0 {
+			return fmt.Sprintf("rollout: no new replica set yet; waiting for %s of the old ones to stop (Recreate)", countOf(oldPods, "pod")), true
+		}
+		return "rollout: no new replica set yet", false
+	}
+	nrs := fresh(newRS)
+	where := fmt.Sprintf("new replica set %s has %d of %d replicas, %d available", nrs.Name, nrs.Status.Replicas, r, nrs.Status.AvailableReplicas)
+	if oldPods == 0 && oldSpec == 0 && !d.Spec.Paused && !timedOut {
+		// No rollout under way: the status counts say it all.
+		return "", false
+	}
+	where += fmt.Sprintf("; old replica sets have %s", countOf(oldPods, "pod"))
+	if d.Spec.Paused {
+		return "rollout paused: " + where, true
+	}
+	var waits []string
+	if notAvailable := replicas(nrs.Spec.Replicas) - nrs.Status.AvailableReplicas; notAvailable > 0 {
+		waits = append(waits, fmt.Sprintf("%s not available yet%s", countOf(notAvailable, "new pod"), c.waitingReasons(nrs)))
+	}
+	if !isRollingUpdate(d) {
+		if oldPods > 0 {
+			waits = append(waits, fmt.Sprintf("%s still running (Recreate starts new pods only when they are gone)", countOf(oldPods, "old pod")))
+		}
+	} else {
+		surge, unavailable := MaxSurge(d), MaxUnavailable(d)
+		if total := replicaCount(all); replicas(nrs.Spec.Replicas) < r && total >= r+surge {
+			waits = append(waits, fmt.Sprintf("no new pod can start: %d pods = replicas + maxSurge (%d + %d)", total, r, surge))
+		}
+		if _, _, available := actualReplicaCount(all); oldSpec > 0 && available <= r-unavailable {
+			waits = append(waits, fmt.Sprintf("no old pod can stop: %d available = replicas - maxUnavailable (%d - %d)", available, r, unavailable))
+		}
+	}
+	if len(waits) == 0 {
+		return "rollout: " + where, false
+	}
+	return "rollout: " + where + "; waiting: " + strings.Join(waits, "; "), true
+}
+
+func withStanding(standing string) string {
+	if standing == "" {
+		return ""
+	}
+	return "; " + standing
+}
+
+// waitingReasons names what the ReplicaSet's pods that are not Ready wait
+// on, as kubectl get pods shows it (" (ImagePullBackOff)"); empty if they
+// wait on nothing the kubelet names.
+func (c *DeploymentController) waitingReasons(rs *appsv1.ReplicaSet) string {
+	seen := map[string]bool{}
+	for _, o := range controlled(c.env.Store, kinds.Pod, rs) {
+		p := o.(*corev1.Pod)
+		if IsPodReady(p) || p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && w.Reason != "" {
+				seen[w.Reason] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	reasons := make([]string, 0, len(seen))
+	for r := range seen {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	return " (" + strings.Join(reasons, ", ") + ")"
 }
