@@ -57,6 +57,13 @@ type Config struct {
 	// SyncErrorBackOff is how soon a pod whose sync failed for another
 	// reason (ErrImageNeverPull, InvalidImageName) is synced again (10 s).
 	SyncErrorBackOff sim.Tick
+	// CrashLoopBackOffInitial and CrashLoopBackOffMax bound the restart
+	// back-off of a crashing container (10 s doubling to 300 s), and
+	// CrashLoopBackOffReset is how long after the back-off's last update an
+	// exit starts it over (600 s: "runs 10 minutes without problems").
+	CrashLoopBackOffInitial sim.Tick
+	CrashLoopBackOffMax     sim.Tick
+	CrashLoopBackOffReset   sim.Tick
 	// MinimumGracePeriod is the shortest time the kubelet gives a container
 	// between the stop signal and SIGKILL (minimumGracePeriodInSeconds, 2 s).
 	MinimumGracePeriod sim.Tick
@@ -95,6 +102,10 @@ func DefaultConfig() Config {
 		RelistPeriod:        1 * sim.Second,
 		SyncErrorBackOff:    10 * sim.Second,
 		MinimumGracePeriod:  2 * sim.Second,
+
+		CrashLoopBackOffInitial: 10 * sim.Second,
+		CrashLoopBackOffMax:     300 * sim.Second,
+		CrashLoopBackOffReset:   600 * sim.Second,
 
 		MaxImagesInNodeStatus: 50,
 		PreloadedImages:       []string{workload.SandboxImage},

@@ -98,7 +98,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		o := podOpts{name: pos(0), node: arg("node"), policy: arg("policy"), grace: grace()}
 		o.images = strings.Split(arg("image"), ",")
 		if c := arg("command"); c != "" {
-			o.command = strings.Fields(c)
+			o.command = strings.Split(c, ",")
 		}
 		h.createPod(o)
 		return h.describeTrace(false)

@@ -57,6 +57,7 @@ type Kubelet struct {
 
 	// Timer labels, built once: a label per firing would allocate.
 	hbLabel, opLabel, pullLabel, retryLabel string
+	procLabel, probeLabel                   string
 
 	stats Stats
 
@@ -71,6 +72,8 @@ func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
 	k.opLabel = k.comp + " pod step"
 	k.pullLabel = k.comp + " image pull"
 	k.retryLabel = k.comp + " pod resync"
+	k.procLabel = k.comp + " container process"
+	k.probeLabel = k.comp + " probe"
 	k.hbFn = func() {
 		k.hbQueued = true
 		k.m.markDirty(k)
@@ -285,6 +288,9 @@ func (k *Kubelet) stop() {
 	for _, p := range k.pods {
 		loop.Cancel(p.timer)
 		loop.Cancel(p.retry)
+		for _, c := range p.ctrs {
+			k.stopContainerTimers(c)
+		}
 	}
 	k.queue.clear()
 }

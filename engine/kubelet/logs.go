@@ -9,7 +9,6 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
-	"github.com/kubeloop/kubeloop/engine/workload"
 )
 
 // LogLine is one line a container printed, with when it printed it.
@@ -19,11 +18,11 @@ type LogLine struct {
 }
 
 // Logs is what `kubectl logs` reads through the API server from the pod's
-// kubelet: the lines the container's simulated process has printed so far.
-// container may be empty for a pod with one container. previous asks for
-// the last terminated instance; containers are not restarted yet (the
-// Maintain issue adds restarts), so there is none. Errors carry the API
-// server's and the kubelet's wording.
+// kubelet: the lines the container's simulated process has printed so far
+// (the last instance's, while it waits to restart). container may be empty
+// for a pod with one container. previous asks for the instance before the
+// current one (`logs --previous`), kept when the container restarts.
+// Errors carry the API server's and the kubelet's wording.
 func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLine, error) {
 	obj, err := m.env.Store.Get(kinds.Pod, namespace, pod)
 	if err != nil {
@@ -61,10 +60,23 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 			}
 		}
 	}
+	now := m.env.Loop.Now()
 	if previous {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
+		// kubectl logs --previous reads lastState's container.
+		switch {
+		case c == nil || c.last == nil || c.stage == stageExited && c.prevLast == nil:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
+		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited:
+			return c.prevLogs, nil // the instance before the current one
+		}
+		return c.logs(now), nil // waiting to restart: lastState is the instance that just ended
 	}
-	if c == nil || c.stage < stageRunning {
+	if c != nil && c.proc != nil {
+		// Running, or ended: its logs stay readable until the next
+		// instance starts (lastState's container while it waits).
+		return c.logs(now), nil
+	}
+	if c == nil || c.proc == nil && c.stage < stageRunning {
 		reason := ReasonContainerCreating
 		if c != nil && c.reason != "" {
 			reason = c.reason
@@ -77,40 +89,7 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, pod, reason))
 	}
-	return c.logs(m.env.Loop.Now(), p.ip, pod), nil
-}
-
-// logs renders what the container printed up to now: the image's start-up
-// lines, and its shutdown lines once stopped. A container whose spec
-// overrides the image's command or arguments runs something else, which
-// prints nothing until the Maintain issue simulates commands.
-func (c *ctr) logs(now sim.Tick, ip, hostname string) []LogLine {
-	if len(c.spec.Command) > 0 || len(c.spec.Args) > 0 {
-		return nil
-	}
-	var out []LogLine
-	emit := func(from, until sim.Tick, lines []workload.LogLine) {
-		for _, l := range lines {
-			t := from + l.After
-			if t > until {
-				break
-			}
-			out = append(out, LogLine{Time: t, Text: workload.Render(l.Text, t, ip, hostname)})
-		}
-	}
-	end := now
-	if c.stage >= stageStopping {
-		end = min(now, c.stoppedAt)
-	}
-	emit(c.startedAt, end, c.img.Logs)
-	if c.stage >= stageStopping {
-		end = now
-		if c.stage == stageExited {
-			end = min(now, c.finishedAt)
-		}
-		emit(c.stoppedAt, end, c.img.Behavior.StopLogs)
-	}
-	return out
+	return c.logs(now), nil
 }
 
 // FormatLogs prints log lines as `kubectl logs` does, with --timestamps

@@ -154,6 +154,7 @@ type Stats struct {
 	StatusReports int // unchanged node status re-posted (not traced)
 	StatusUpdates int // node status posted because it changed (traced)
 	ImagePulls    int // pulls finished, successful or not
+	Probes        int // probes run (not traced unless their result changes something)
 }
 
 func (s *Stats) add(o Stats) {
@@ -163,6 +164,7 @@ func (s *Stats) add(o Stats) {
 	s.StatusReports += o.StatusReports
 	s.StatusUpdates += o.StatusUpdates
 	s.ImagePulls += o.ImagePulls
+	s.Probes += o.Probes
 }
 
 // fifo is a queue that reuses its backing array: the kubelets' queues are

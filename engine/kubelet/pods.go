@@ -79,6 +79,29 @@ type ctr struct {
 
 	backoff     backOff
 	prevPullErr string // "ErrImagePull: <message>", shown while backing off
+
+	// The process and its life after the start (containers.go, probes.go).
+	proc         *workload.Process
+	procTimer    *sim.Timer
+	procFn       func()
+	killTimer    *sim.Timer
+	killFor      string // "liveness" or "startup" while a probe's kill is under way
+	termMessage  string
+	startSeq     uint64 // the trace step that started the current instance
+	exitSeq      uint64 // the trace step of its exit
+	backOffSeq   uint64 // the trace step that put it in CrashLoopBackOff
+	restarts     int32
+	restarting   bool                             // a restart is under way: the next create counts
+	last         *corev1.ContainerStateTerminated // the latest instance that ended
+	prevLast     *corev1.ContainerStateTerminated // the one before it
+	prevLogs     []LogLine
+	crash        crashBackOff
+	backOffUntil sim.Tick
+	probes       [numProbeKinds]*prober
+	ready        bool                // the readiness probe's result
+	started      bool                // the startup probe's result (true without one)
+	broken       [numProbeKinds]bool // a learner's `break`
+	brokeSeq     [numProbeKinds]uint64
 }
 
 // podState is the kubelet's record of one pod bound to its node.
@@ -177,6 +200,9 @@ func (k *Kubelet) forget(p *podState) {
 	loop := k.m.env.Loop
 	loop.Cancel(p.timer)
 	loop.Cancel(p.retry)
+	for _, c := range p.ctrs {
+		k.stopContainerTimers(c)
+	}
 	if p.pull != nil {
 		p.pull.abandoned = true
 	}
@@ -270,6 +296,11 @@ func (k *Kubelet) takeOn(p *podState) {
 	for i := range pod.Spec.Containers {
 		c := &ctr{spec: &pod.Spec.Containers[i]}
 		c.ref, c.refErr = workload.ParseReference(c.spec.Image)
+		for kind := probeKind(0); kind < numProbeKinds; kind++ {
+			if spec := probeSpec(c.spec, kind); spec != nil {
+				c.probes[kind] = newProber(k, p, c, kind, spec)
+			}
+		}
 		p.ctrs[i] = c
 	}
 }
@@ -315,16 +346,17 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 	case opCreate:
 		c := p.ctrs[p.next]
 		c.id = "containerd://" + k.hex64()
+		if c.restarting {
+			c.restarting = false
+			c.restarts++
+		}
 		seq := k.step(p, "created container "+c.spec.Name, whyCreated)
 		k.event(seq, p.pod, corev1.EventTypeNormal, "Created", "Created container: "+c.spec.Name)
 		c.stage = stageStarting
 		k.after(p, opStart, k.m.cfg.ContainerStartTime)
 	case opStart:
 		c := p.ctrs[p.next]
-		c.stage = stageRunning
-		c.startedAt = k.now()
-		seq := k.step(p, "started container "+c.spec.Name, whyStarted)
-		k.event(seq, p.pod, corev1.EventTypeNormal, "Started", "Started container "+c.spec.Name)
+		k.startProcess(p, c)
 		p.next++
 	default:
 		panic(fmt.Sprintf("kubelet: completing unexpected step %d for pod %s", op, p.key))
@@ -347,6 +379,14 @@ func (k *Kubelet) walk(p *podState) {
 	}
 	for p.next < len(p.ctrs) {
 		c := p.ctrs[p.next]
+		if c.stage == stageExited && !k.restartExited(p, c) {
+			p.next++
+			continue
+		}
+		if c.stage == stageRunning {
+			// A resync (after the node recovers) finds idle probes armed.
+			k.pokeProbes(p, c)
+		}
 		if c.stage != stageWaiting {
 			p.next++
 			continue
@@ -499,6 +539,9 @@ func (k *Kubelet) syncTerminating(p *podState) {
 		}
 		p.op, p.opDone = opNone, false
 		p.killStart = now
+		for _, c := range p.ctrs {
+			k.stopContainerTimers(c)
+		}
 		if !p.admitted {
 			if p.deleted {
 				k.forget(p)
@@ -556,6 +599,10 @@ func (k *Kubelet) syncTerminating(p *podState) {
 func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 	now := k.now()
 	b := c.img.Behavior
+	if c.proc != nil {
+		b = c.proc.StopBehavior()
+		c.proc.Stop(now)
+	}
 	c.stage, c.stoppedAt = stageStopping, now
 	sig := b.Signal()
 	if b.StopSignal != "" {
@@ -575,17 +622,27 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {
 	c.stage, c.finishedAt = stageExited, k.now()
+	c.termMessage = ""
 	if c.killed {
 		c.exitCode, c.termReason = 137, "Error"
+		if c.proc != nil {
+			c.proc.Kill(c.finishedAt, 137)
+		}
+		c.recordLast(c.exitCode, c.termReason, "")
 		k.step(p, fmt.Sprintf("container %s was still running at the end of the grace period: killed with SIGKILL (exit code 137)",
 			c.spec.Name), whySIGKILL)
 		return
 	}
 	c.exitCode = c.img.Behavior.StopExitCode
+	if c.proc != nil {
+		c.exitCode = c.proc.StopBehavior().StopExitCode
+		c.proc.Kill(c.finishedAt, c.exitCode)
+	}
 	c.termReason = "Completed"
 	if c.exitCode != 0 {
 		c.termReason = "Error"
 	}
+	c.recordLast(c.exitCode, c.termReason, "")
 	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, c.exitCode), whyExited)
 }
 
@@ -741,7 +798,7 @@ func (p *podState) hasStopping() bool {
 
 func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus {
 	f := false
-	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &f}
+	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &f, RestartCount: c.restarts}
 	running := func() {
 		cs.Image = c.ref.Tagged().String()
 		cs.ImageID = c.img.DigestRef()
@@ -749,9 +806,18 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 	}
 	switch c.stage {
 	case stageWaiting, stageCreating, stageStarting:
+		if terminal && c.last != nil {
+			running()
+			cs.State.Terminated = c.last
+			break
+		}
 		if terminal {
 			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: 137, Reason: reasonStatusUnknown, Message: msgStatusUnknown}
 			break
+		}
+		if c.last != nil {
+			cs.LastTerminationState.Terminated = c.last
+			cs.ImageID = c.img.DigestRef()
 		}
 		reason, msg := c.reason, c.message
 		if reason == "" {
@@ -760,13 +826,19 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason, Message: msg}
 	case stageRunning, stageStopping:
 		running()
-		t := true
-		cs.Started, cs.Ready = &t, true // no readiness probe: ready once running
+		started := c.started
+		cs.Started, cs.Ready = &started, c.containerReady()
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt.Time())}
+		if c.last != nil {
+			cs.LastTerminationState.Terminated = c.last
+		}
 	case stageExited:
 		running()
-		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
 			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
+		if c.prevLast != nil {
+			cs.LastTerminationState.Terminated = c.prevLast
+		}
 	}
 	return cs
 }
@@ -793,6 +865,8 @@ func podPhase(pod *corev1.Pod, statuses []corev1.ContainerStatus, terminal bool)
 			if cs.State.Terminated.ExitCode == 0 {
 				succeeded++
 			}
+		case cs.LastTerminationState.Terminated != nil:
+			stopped++ // waiting to restart: it has run before (getPhase)
 		default:
 			waiting++
 		}

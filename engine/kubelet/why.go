@@ -31,3 +31,34 @@ const (
 	whyTerminal      = "Before the pod object goes, the kubelet records how it ended, so its final phase is visible."
 	whyDelete        = "Only the kubelet can confirm a pod's containers have stopped, so it removes the pod object for good (grace period 0)."
 )
+
+// The annotations of the Maintain steps: crashes, restarts and probes.
+const (
+	whyStartError   = "The container runtime could not start the command: it is not in the image. The container ends at once with exit code 128 (StartError) and is restarted as restartPolicy says, behind the crash back-off."
+	whyCrashed      = "A container's main process ended; the kubelet reports the exit code and, as restartPolicy says, restarts it in place: same pod, same IP, a new container."
+	whyOOM          = "The kernel killed the process because its cgroup passed the container's memory limit; containerd reports it as OOMKilled with exit code 137."
+	whyProbeKilled  = "A container killed for failing its probe ends like any other; what happens next is restartPolicy's decision."
+	whyCrashBackOff = "A container that keeps exiting is restarted with a growing delay (10 s doubling to 5 min), so a broken container does not keep the node busy; the pod shows CrashLoopBackOff meanwhile."
+	whyRestart      = "restartPolicy asks the kubelet to restart the container; the crash back-off decides when, and 10 minutes of running resets it."
+	whyLivenessKill = "A failing liveness (or startup) probe means the container is stuck: the kubelet kills it with the pod's grace period and lets restartPolicy restart it."
+	whyUnready      = "A failing readiness probe only marks the container not ready: the pod's Ready condition turns False and Services stop sending it traffic; it is never restarted for that."
+	whyReady        = "The readiness probe passed, so the container is ready; once all its containers are, the pod is Ready and its Services route to it."
+	whyStartupDone  = "A startup probe holds back the liveness and readiness probes until the application has started, so a slow start is not mistaken for a hang."
+	whyBroken       = "You broke the endpoint by hand; the kubelet only notices through a probe, at that probe's next period."
+	whyHealed       = "The endpoint answers again; the probe notices at its next period."
+	whyNoProbe      = "Kubernetes only knows what its probes tell it: without a probe on this endpoint, a broken application stays Running and Ready."
+)
+
+// whyProbeFailing explains a probe's first failure in a run, by probe type.
+var whyProbeFailing = [numProbeKinds]string{
+	"The liveness probe failed; one failure is not enough: the kubelet acts after failureThreshold failures in a row.",
+	"The readiness probe failed; after failureThreshold failures in a row the container is marked not ready (it is never restarted for this).",
+	"The startup probe failed; the application has failureThreshold × periodSeconds to start before the kubelet restarts it.",
+}
+
+// whyThreshold explains a liveness or startup probe reaching its threshold.
+var whyThreshold = [numProbeKinds]string{
+	"failureThreshold consecutive liveness failures tell the kubelet the container is stuck: it restarts it.",
+	"",
+	"The application did not start within initialDelaySeconds + failureThreshold × periodSeconds: the kubelet restarts it.",
+}

@@ -152,8 +152,6 @@ func catalogue() []Image {
 		{"alpine", []string{"3.22", "3.22.1", "3", "latest"}, 3_799_691, "Alpine Linux", true},
 		{"ubuntu", []string{"22.04", "jammy"}, 29_537_982, "Ubuntu", true},
 		{"ubuntu", []string{"24.04", "noble", "latest"}, 29_723_147, "Ubuntu", true},
-		// The Kubernetes documentation's busybox (exec liveness example); size approximate.
-		{"registry.k8s.io/busybox", []string{"1.27.2", "latest"}, 1_144_547, "BusyBox (the Kubernetes docs' copy)", true},
 	} {
 		out = append(out, Image{Repository: v.repo, Tags: v.tags, SizeBytes: v.size, Behavior: baseImage(v.shell), Description: v.desc})
 	}
@@ -206,11 +204,22 @@ func catalogue() []Image {
 	for _, v := range []struct {
 		tag  string
 		size int64
-	}{{"2.39", 51_160_345}, {"2.40", 51_495_224}, {"2.47", 57_017_492}, {"2.52", 58_544_117}, {"2.53", 59_103_887}} {
+	}{{"2.39", 51_160_345}, {"2.47", 57_017_492}, {"2.52", 58_544_117}, {"2.53", 59_103_887}} {
 		out = append(out, Image{Repository: "registry.k8s.io/e2e-test-images/agnhost", Tags: []string{v.tag},
 			SizeBytes: v.size, StartupTime: 30 * ms, Ports: []int32{8080}, Behavior: goNoHandler, Modes: agnhostModes(),
 			Description: "Kubernetes e2e test server (netexec, serve-hostname, liveness, ...)"})
 	}
+	// Added for the Maintain examples. New images go last: a digest is
+	// derived from the push order, and existing goldens show digests.
+	out = append(out,
+		// The Kubernetes documentation's probe examples (exec-liveness.yaml,
+		// http-liveness.yaml); the busybox size is approximate.
+		Image{Repository: "registry.k8s.io/busybox", Tags: []string{"1.27.2", "latest"}, SizeBytes: 1_144_547,
+			Behavior: baseImage(true), Description: "BusyBox (the Kubernetes docs' copy)"},
+		Image{Repository: "registry.k8s.io/e2e-test-images/agnhost", Tags: []string{"2.40"},
+			SizeBytes: 51_495_224, StartupTime: 30 * ms, Ports: []int32{8080}, Behavior: goNoHandler, Modes: agnhostModes(),
+			Description: "Kubernetes e2e test server (netexec, serve-hostname, liveness, ...)"},
+	)
 	return out
 }
 

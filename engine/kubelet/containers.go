@@ -1,0 +1,331 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
+	"github.com/kubeloop/kubeloop/engine/workload"
+)
+
+// Container lives after the start: the process runs on virtual time, may
+// exit by itself (a crash, a script that ends, the OOM killer), may be
+// killed for a failed liveness or startup probe, and is restarted as
+// restartPolicy says, behind the kubelet's crash-loop back-off.
+
+// ReasonCrashLoopBackOff is the waiting reason of a container whose restart
+// is held back (k/k kuberuntime_manager.go doBackOff).
+const ReasonCrashLoopBackOff = "CrashLoopBackOff"
+
+// crashBackOff is the kubelet's crash-loop back-off for one container
+// (client-go flowcontrol.Backoff with the kubelet's HasExpiredFunc): no
+// jitter, 10 s doubling to 300 s, and an entry is stale once the exit it
+// is asked about comes more than 600 s after its last update.
+type crashBackOff struct {
+	delay      sim.Tick
+	lastUpdate sim.Tick
+	set        bool
+}
+
+// expired is the kubelet's HasExpiredFunc: eventTime − lastUpdate > 600 s.
+func (b *crashBackOff) expired(eventTime sim.Tick, reset sim.Tick) bool {
+	return eventTime-b.lastUpdate > reset
+}
+
+// maintain records a Maintain-column step of the node lane: probes,
+// restarts, kills. It moves the pod's cause chain on.
+func (k *Kubelet) maintain(p *podState, cause uint64, message, why string) uint64 {
+	seq := k.m.env.Trace.Record(trace.Event{Component: k.comp, Lane: trace.NodeLane, Column: trace.Maintain,
+		Namespace: p.pod.Namespace, Object: "pod/" + p.pod.Name, Message: message, Cause: cause, Why: why})
+	p.cause = seq
+	return seq
+}
+
+// formatPod is the kubelet's format.Pod: name_namespace(uid).
+func formatPod(pod *corev1.Pod) string {
+	return fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID)
+}
+
+func containerEnv(c *corev1.Container) map[string]string {
+	if len(c.Env) == 0 {
+		return nil
+	}
+	env := make(map[string]string, len(c.Env))
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			env[e.Name] = e.Value
+		}
+	}
+	return env
+}
+
+// startProcess is StartContainer returning: the process runs from now.
+func (k *Kubelet) startProcess(p *podState, c *ctr) {
+	now := k.now()
+	spec := workload.ProcessSpec{Image: c.img, Command: c.spec.Command, Args: c.spec.Args, Env: containerEnv(c.spec),
+		Hostname: p.pod.Name, IP: p.ip}
+	if lim, ok := c.spec.Resources.Limits[corev1.ResourceMemory]; ok {
+		spec.MemoryLimitBytes = lim.Value()
+	}
+	if c.proc != nil {
+		c.prevLogs = c.logs(now)
+	}
+	c.startedAt = now
+	c.broken = [numProbeKinds]bool{}
+	c.ready, c.started = false, false
+	proc, err := workload.Start(spec, now)
+	if err != nil {
+		c.proc = nil
+		c.stage, c.finishedAt = stageExited, now
+		c.exitCode, c.termReason, c.termMessage = 128, workload.ReasonStartError, err.Error()
+		seq := k.step(p, fmt.Sprintf("container %s failed to start: %s", c.spec.Name, startErrorShort(err)), whyStartError)
+		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
+		c.exitSeq = seq
+		c.recordLast(128, workload.ReasonStartError, err.Error())
+		return
+	}
+	c.proc = proc
+	c.stage = stageRunning
+	c.started = c.spec.StartupProbe == nil
+	msg := "started container " + c.spec.Name
+	if c.restarts > 0 {
+		msg += fmt.Sprintf(" (restart %d)", c.restarts)
+	}
+	seq := k.step(p, msg, whyStarted)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Started", "Started container "+c.spec.Name)
+	c.startSeq = seq
+	if e, exited := proc.Exited(); exited && e.At <= now {
+		k.processExited(p, c, seq)
+		return
+	}
+	k.scheduleProcess(p, c)
+	k.startProbes(p, c)
+}
+
+func startErrorShort(err error) string {
+	if se, ok := err.(*workload.StartError); ok {
+		return fmt.Sprintf("exec: %q: executable file not found in $PATH", se.Executable)
+	}
+	return err.Error()
+}
+
+// logs is what the container's current (or last) instance printed.
+func (c *ctr) logs(now sim.Tick) []LogLine {
+	if c.proc == nil {
+		return nil
+	}
+	printed := c.proc.Logs(now)
+	out := make([]LogLine, len(printed))
+	for i, l := range printed {
+		out[i] = LogLine{Time: l.T, Text: l.Text}
+	}
+	return out
+}
+
+// scheduleProcess sets the container's timer to the next thing its
+// process does by itself (a script waking, an exit, the OOM killer, its
+// health endpoint changing its answer).
+func (k *Kubelet) scheduleProcess(p *podState, c *ctr) {
+	loop := k.m.env.Loop
+	now := k.now()
+	at, ok := c.proc.Next()
+	for _, t := range c.proc.HealthChanges() {
+		if t > now && (!ok || t < at) {
+			at, ok = t, true
+		}
+	}
+	if c.procTimer.Pending() {
+		if ok && c.procTimer.At() == at {
+			return
+		}
+		loop.Cancel(c.procTimer)
+	}
+	if !ok {
+		return
+	}
+	if c.procFn == nil {
+		c.procFn = func() { k.processWake(p, c) }
+	}
+	c.procTimer = loop.At(at, k.procLabel, c.procFn)
+}
+
+// processWake steps a container's process to now.
+func (k *Kubelet) processWake(p *podState, c *ctr) {
+	c.procTimer = nil
+	if c.stage != stageRunning || c.proc == nil || p.terminating || k.stopped {
+		return
+	}
+	if c.proc.Step(k.now()) {
+		k.processExited(p, c, c.startSeq)
+		return
+	}
+	k.scheduleProcess(p, c)
+	k.pokeProbes(p, c)
+}
+
+// processExited is the runtime reporting that the container's process
+// ended by itself (or was killed by a learner's `kill`): the kubelet notes
+// the exit and syncs the pod, which restarts it if restartPolicy says so.
+func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
+	e, _ := c.proc.Exited()
+	k.m.env.Loop.Cancel(c.procTimer)
+	k.m.env.Loop.Cancel(c.killTimer)
+	k.stopProbes(c)
+	c.stage, c.finishedAt = stageExited, e.At
+	c.exitCode, c.termReason, c.termMessage = e.Code, e.Reason, ""
+	c.recordLast(e.Code, e.Reason, "")
+	var msg, why string
+	switch {
+	case e.Reason == workload.ReasonOOMKilled:
+		lim := c.spec.Resources.Limits[corev1.ResourceMemory]
+		msg = fmt.Sprintf("container %s was OOMKilled (exit code 137): its memory use passed its limit of %s", c.spec.Name, lim.String())
+		why = whyOOM
+	case c.killFor != "":
+		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, c.killFor, e.Code, e.Reason)
+		why = whyProbeKilled
+	default:
+		msg = fmt.Sprintf("container %s exited with code %d (%s)", c.spec.Name, e.Code, e.Reason)
+		why = whyCrashed
+	}
+	c.killFor = ""
+	c.exitSeq = k.maintain(p, cause, msg, why)
+	k.enqueue(p)
+}
+
+// recordLast keeps the instance that just ended as lastState.
+func (c *ctr) recordLast(code int32, reason, message string) {
+	c.prevLast = c.last
+	c.last = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: message,
+		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
+}
+
+// shouldRestart is the kubelet's ShouldContainerBeRestarted for an exited
+// container: Always restarts, OnFailure only after a non-zero exit, Never
+// never.
+func shouldRestart(pod *corev1.Pod, c *ctr) bool {
+	switch pod.Spec.RestartPolicy {
+	case corev1.RestartPolicyNever:
+		return false
+	case corev1.RestartPolicyOnFailure:
+		return c.exitCode != 0
+	}
+	return true
+}
+
+// restartExited decides what happens to an exited container in a sync
+// pass: it stays exited (restartPolicy), waits in CrashLoopBackOff, or is
+// restarted now. It reports whether the container is to be started.
+//
+// This is doBackOff: the back-off is asked about the exit's FinishedAt. No
+// entry (or a stale one) means no back-off; a container restarted without
+// back-off records one (Next), which is why the first restart is
+// immediate and the next waits 10 s, then 20 s, 40 s, ... up to 300 s.
+func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
+	if !shouldRestart(p.pod, c) {
+		return false
+	}
+	cfg := &k.m.cfg
+	now := k.now()
+	b := &c.crash
+	ts := c.finishedAt
+	if b.set && !b.expired(ts, cfg.CrashLoopBackOffReset) && now-ts < b.delay {
+		if c.reason != ReasonCrashLoopBackOff || c.backOffUntil != ts+b.delay {
+			c.reason = ReasonCrashLoopBackOff
+			c.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", b.delay.Duration(), c.spec.Name, formatPod(p.pod))
+			c.backOffUntil = ts + b.delay
+			seq := k.maintain(p, c.exitSeq, fmt.Sprintf("back-off %s restarting failed container %s (restart %d waits until %s)",
+				b.delay.Duration(), c.spec.Name, c.restarts+1, c.backOffUntil), whyCrashBackOff)
+			c.backOffSeq = seq
+			k.event(seq, p.pod, corev1.EventTypeWarning, "BackOff",
+				fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.spec.Name, formatPod(p.pod)))
+		}
+		k.setRetry(p, c.backOffUntil)
+		return false
+	}
+	// Next: a fresh or stale entry starts at 10 s, a live one doubles.
+	first := !b.set
+	if !b.set || b.expired(ts, cfg.CrashLoopBackOffReset) {
+		b.delay = cfg.CrashLoopBackOffInitial
+	} else {
+		b.delay = min(2*b.delay, cfg.CrashLoopBackOffMax)
+	}
+	b.set, b.lastUpdate = true, now
+	cause := c.exitSeq
+	var msg string
+	switch {
+	case c.reason == ReasonCrashLoopBackOff:
+		cause = c.backOffSeq
+		msg = fmt.Sprintf("restarting container %s: its back-off has passed (next back-off %s)", c.spec.Name, b.delay.Duration())
+	case first:
+		msg = fmt.Sprintf("restarting container %s at once: the first restart has no back-off (the next waits %s)", c.spec.Name, b.delay.Duration())
+	default:
+		msg = fmt.Sprintf("restarting container %s at once: it ran long enough since the last back-off (next back-off %s)", c.spec.Name, b.delay.Duration())
+	}
+	k.maintain(p, cause, msg, whyRestart)
+	c.stage, c.reason, c.message = stageWaiting, "", ""
+	c.restarting = true
+	return true
+}
+
+// probeKill stops a container whose liveness or startup probe failed
+// failureThreshold times: the stop signal, SIGKILL at the end of the grace
+// period (the probe's terminationGracePeriodSeconds, else the pod's), then
+// the usual restart.
+func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
+	now := k.now()
+	restart := p.pod.Spec.RestartPolicy != corev1.RestartPolicyNever
+	secs := int64(corev1.DefaultTerminationGracePeriodSeconds)
+	if g := p.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		secs = *g
+	}
+	if pr := probeSpec(c.spec, kind); pr != nil && pr.TerminationGracePeriodSeconds != nil {
+		secs = *pr.TerminationGracePeriodSeconds
+	}
+	grace := max(sim.Seconds(secs), k.m.cfg.MinimumGracePeriod)
+	b := c.proc.StopBehavior()
+	c.stage, c.stoppedAt = stageStopping, now
+	c.proc.Stop(now)
+	c.killFor = strings.ToLower(kindNames[kind])
+	sig := b.Signal()
+	var exitAt sim.Tick
+	var code int32
+	var how string
+	if b.IgnoresSIGTERM || b.StopTime >= grace {
+		exitAt, code = now+grace, 137
+		how = fmt.Sprintf("sent %s, SIGKILL in %s if it is still running", sig, grace.Duration())
+	} else {
+		exitAt, code = now+b.StopTime, b.StopExitCode
+		how = fmt.Sprintf("sent %s; grace period %s", sig, grace.Duration())
+	}
+	c.exitAt, c.killed = exitAt, code == 137
+	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, c.killFor)
+	if restart {
+		msg += ", will be restarted"
+	}
+	seq := k.maintain(p, cause, fmt.Sprintf("killing container %s: %s; %s", c.spec.Name, msg, how), whyLivenessKill)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Killing", msg)
+	k.stopProbes(c)
+	loop := k.m.env.Loop
+	loop.Cancel(c.procTimer)
+	c.killTimer = loop.At(exitAt, k.procLabel, func() {
+		c.killTimer = nil
+		if p.terminating || k.stopped || c.stage != stageStopping {
+			return
+		}
+		c.proc.Kill(exitAt, code)
+		k.processExited(p, c, seq)
+	})
+}
+
+// stopContainerTimers cancels what a container's process and probes have
+// pending, when the pod goes away.
+func (k *Kubelet) stopContainerTimers(c *ctr) {
+	loop := k.m.env.Loop
+	loop.Cancel(c.procTimer)
+	loop.Cancel(c.killTimer)
+	k.stopProbes(c)
+}
