@@ -839,11 +839,13 @@ func sortBySize(rss []*appsv1.ReplicaSet, newerFirst bool) {
 		if replicas(a.Spec.Replicas) != replicas(b.Spec.Replicas) {
 			return replicas(a.Spec.Replicas) > replicas(b.Spec.Replicas)
 		}
+		if newerFirst {
+			// ReplicaSetsByCreationTimestamp.Less(j, i): on equal
+			// timestamps, names in reverse.
+			a, b = b, a
+		}
 		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 			return a.Name < b.Name
-		}
-		if newerFirst {
-			return b.CreationTimestamp.Before(&a.CreationTimestamp)
 		}
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	})

@@ -78,8 +78,8 @@ func TestRolloutCluster(t *testing.T) {
 // promises (k8s-facts §3.2–3.4) after every settled instant:
 //
 //   - RollingUpdate: at most replicas + maxSurge pods that are not
-//     terminating, and, once every replica was available, at least
-//     replicas - maxUnavailable available pods;
+//     terminating, and, once that many were available at this size, at
+//     least replicas - maxUnavailable available pods;
 //   - Recreate: no pod of the new ReplicaSet while any old pod is still
 //     there, terminating or not.
 type rolloutWatch struct {
@@ -88,9 +88,10 @@ type rolloutWatch struct {
 	out      bytes.Buffer
 	last     string
 	lastCond string
-	// armed: every replica was available once, so the availability floor
-	// applies from then on.
+	// armed: replicas - maxUnavailable pods were available once at this
+	// size, so the availability floor applies from then on.
 	armed      bool
+	replicas   int32
 	maxPods    int32
 	minAvail   int32
 	violations []string
@@ -119,7 +120,7 @@ func (w *rolloutWatch) advance(d sim.Tick) {
 	case w.armed:
 		fmt.Fprintf(&w.out, "observed: at most %d pods, at least %d available\n", w.maxPods, w.minAvail)
 	default:
-		fmt.Fprintf(&w.out, "observed: at most %d pods (not all replicas were available yet)\n", w.maxPods)
+		fmt.Fprintf(&w.out, "observed: at most %d pods (fewer than replicas - maxUnavailable available so far)\n", w.maxPods)
 	}
 }
 
@@ -184,7 +185,12 @@ func (w *rolloutWatch) check() {
 	}
 	r := *dep.Spec.Replicas
 	pods, avail := newC.pods+oldC.pods, newC.available+oldC.available
-	if avail >= r && oldC.pods+oldC.terminating == 0 {
+	if r != w.replicas {
+		// A scale is not a rollout: the floor for the new size applies
+		// once it has been reached.
+		w.replicas, w.armed = r, false
+	}
+	if avail >= r-controller.MaxUnavailable(dep) {
 		w.armed = true
 	}
 	if dep.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
@@ -268,7 +274,7 @@ func TestRollingUpdateBounds(t *testing.T) {
 			}
 			w := newRolloutWatch(s.Eng, "default", "api")
 			w.advance(2 * sim.Minute)
-			if !w.armed {
+			if dep := w.deployment(); !controller.DeploymentComplete(dep, &dep.Status) {
 				t.Fatalf("the first rollout did not finish:\n%s", w.out.String())
 			}
 			out.Reset()
