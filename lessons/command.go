@@ -89,10 +89,8 @@ func runLesson(s *repl.Session, args []string, _ string) error {
 		if err != nil {
 			return err
 		}
-		if g.Step == 0 {
-			g.intro(s.Out)
-		}
-		g.show(s.Out)
+		fmt.Fprintln(s.Out, "The lesson built its own cluster; the one you had is gone.")
+		g.Greet(s)
 		return nil
 	}
 	if len(args) > 1 {
@@ -106,7 +104,9 @@ func runLesson(s *repl.Session, args []string, _ string) error {
 	case "status":
 		fmt.Fprintf(s.Out, "Lesson %q, step %d of %d.\n", g.L.Title, min(g.Step+1, len(g.L.Steps)), len(g.L.Steps))
 		g.show(s.Out)
-		if !g.Done() {
+		if !g.Done() && g.L.Steps[g.Step].Ran != nil {
+			fmt.Fprintf(s.Out, "Not done yet: waiting for you to run %s.\n", strings.Join(quoteAll(g.L.Steps[g.Step].Ran), " or "))
+		} else if !g.Done() {
 			if ok, detail, err := g.evaluate(s, "", true); !ok {
 				fmt.Fprintf(s.Out, "Not done yet: %s\n", g.L.Steps[g.Step].checkText())
 				if err != nil {
@@ -141,6 +141,9 @@ func runLesson(s *repl.Session, args []string, _ string) error {
 			return fmt.Errorf("this is the first step")
 		}
 		g.moveTo(s, g.Step-1)
+		if ok, _, _ := g.evaluate(s, "", true); ok && g.L.Steps[g.Step].Ran == nil {
+			fmt.Fprintln(s.Out, "(This step's check already holds: your next command, or lesson next, moves on.)")
+		}
 	case "skip":
 		if g.Done() {
 			fmt.Fprintln(s.Out, "The lesson is complete.")
@@ -189,14 +192,10 @@ func start(s *repl.Session, name string, out, errOut io.Writer) (*guided, error)
 		return nil, err
 	}
 	g := &guided{Guide: NewGuide(l), store: store, prog: prog, warn: errOut}
-	g.Step, g.startSeq = step, s.Eng.Trace.NextSeq()
+	g.Step, g.startSeq, g.resumed = step, s.Eng.Trace.NextSeq(), step > 0
 	g.onStep = func(*Guide) { g.save() }
 	g.save()
 	s.SetGuide(g)
-	if step > 0 {
-		fmt.Fprintf(out, "Resuming lesson %q at step %d of %d (the cluster was rebuilt by replaying steps 1 to %d).\n",
-			l.Title, step+1, len(l.Steps), step)
-	}
 	if len(l.files) > 0 {
 		dir := filepath.Join(os.TempDir(), "kubeloop-lessons", l.ID)
 		paths, err := l.writeFiles(dir)

@@ -38,6 +38,17 @@ type Guide struct {
 	onStep func(g *Guide)
 	// quiet suppresses the narrative (replaying to a step).
 	quiet bool
+	// resumed is set when the learner's progress put them past step 1:
+	// Greet says so.
+	resumed bool
+}
+
+// PromptTag is shown in the REPL's prompt: "[declare 2/4]".
+func (g *Guide) PromptTag() string {
+	if g.Done() {
+		return "[" + g.L.ID + " done]"
+	}
+	return fmt.Sprintf("[%s %d/%d]", g.L.ID, g.Step+1, len(g.L.Steps))
 }
 
 // NewGuide returns a guide at the first step of l.
@@ -51,7 +62,10 @@ func (g *Guide) Done() bool { return g.Step >= len(g.L.Steps) }
 // Greet shows the lesson's current step (the interactive REPL calls it
 // after its banner).
 func (g *Guide) Greet(s *repl.Session) {
-	if g.Step == 0 {
+	if g.resumed {
+		fmt.Fprintf(s.Out, "\nResuming lesson %q at step %d of %d: the cluster was rebuilt by replaying the solution of the steps before it.\n",
+			g.L.Title, g.Step+1, len(g.L.Steps))
+	} else {
 		g.intro(s.Out)
 	}
 	g.show(s.Out)
@@ -144,8 +158,12 @@ func (g *Guide) moveTo(s *repl.Session, i int) {
 		return
 	}
 	if g.Done() {
-		fmt.Fprintf(s.Out, "\n★ Lesson %q complete.", g.L.Title)
-		fmt.Fprintln(s.Out, " Keep exploring this cluster, or `lesson list` for the next lesson.")
+		fmt.Fprintf(s.Out, "\n★ Lesson %q complete.\nKeep exploring this cluster", g.L.Title)
+		if next := nextLesson(g.L); next != nil {
+			fmt.Fprintf(s.Out, ", or go on with `lesson start %s`.\n", next.ID)
+		} else {
+			fmt.Fprintln(s.Out, "; `lesson list` shows the course.")
+		}
 		return
 	}
 	g.show(s.Out)
@@ -155,6 +173,9 @@ func (g *Guide) intro(w io.Writer) {
 	fmt.Fprintf(w, "\n=== Lesson: %s (%s) ===\n", g.L.Title, g.L.Length())
 	if g.L.Summary != "" {
 		fmt.Fprintf(w, "%s\n", wrap(g.L.Summary))
+	}
+	if len(g.L.Setup.Images) > 0 {
+		fmt.Fprintf(w, "The registry now also holds: %s (see `images`).\n", imageNames(g.L.Setup.Images))
 	}
 	fmt.Fprintln(w, "Type anything to explore; the lesson checks each step after every command.")
 	fmt.Fprintln(w, "lesson hint · lesson status · lesson next · lesson back · lesson skip · lesson restart-step · lesson quit")
@@ -171,23 +192,66 @@ func (g *Guide) show(w io.Writer) {
 	if len(st.Try) > 0 {
 		fmt.Fprintln(w, "\nTry:")
 		for _, t := range st.Try {
-			t = strings.TrimRight(t, "\n")
-			if strings.Contains(t, "\n") {
-				// A here-document is shown flush left, so that it can be
-				// pasted as it is: its EOF must start the line.
-				fmt.Fprintf(w, "%s\n", t)
-				continue
-			}
-			fmt.Fprintf(w, "  %s\n", t)
+			printCommand(w, t)
 		}
 	}
 	fmt.Fprintln(w)
 }
 
-// wrap trims an author's block of text; authors wrap their own lines (YAML
-// block scalars keep them), so that the text reads in the terminal as it
-// reads in the file.
-func wrap(s string) string { return strings.TrimRight(strings.TrimSpace(s), "\n") }
+// wrapWidth is where wrap breaks long lines: an 80-column terminal.
+const wrapWidth = 80
+
+// wrap trims an author's block of text and breaks lines longer than
+// wrapWidth at spaces. Authors usually wrap their own lines (YAML literal
+// blocks keep them), and those are left as written; folded text (a ">"
+// block, one long line) is wrapped here.
+func wrap(s string) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		for len(line) > wrapWidth {
+			cut := strings.LastIndex(line[:wrapWidth+1], " ")
+			if cut <= 0 {
+				break
+			}
+			out = append(out, line[:cut])
+			line = line[cut+1:]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+func imageNames(imgs []Image) string {
+	names := make([]string, len(imgs))
+	for i, img := range imgs {
+		names[i] = img.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// nextLesson is the built-in lesson after l, nil after the last (or for a
+// lesson not in the course).
+func nextLesson(l *Lesson) *Lesson {
+	all, _ := Course()
+	for i, c := range all {
+		if c.ID == l.ID && i+1 < len(all) {
+			return all[i+1]
+		}
+	}
+	return nil
+}
+
+// printCommand prints a suggested command: one line indented, a
+// here-document flush left so that it can be pasted as it is (its EOF must
+// start the line).
+func printCommand(w io.Writer, c string) {
+	c = strings.TrimRight(c, "\n")
+	if strings.Contains(c, "\n") {
+		fmt.Fprintln(w, c)
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", c)
+}
 
 // hint prints the next hint; after the last, what the solution types.
 func (g *Guide) hint(s *repl.Session) {
@@ -208,7 +272,7 @@ func (g *Guide) hint(s *repl.Session) {
 	}
 	fmt.Fprintln(s.Out, "No more hints. The solution types:")
 	for _, c := range cmds {
-		fmt.Fprintf(s.Out, "  %s\n", strings.ReplaceAll(strings.TrimRight(c, "\n"), "\n", "\n    "))
+		printCommand(s.Out, c)
 	}
 }
 

@@ -58,7 +58,16 @@ var errAbortStmt = errors.New("statement abandoned")
 const ContinuationPrompt = "> "
 
 // Prompt is the REPL's prompt: the virtual time, as in "kubeloop 1m30s> ".
-func (s *Session) Prompt() string { return "kubeloop " + FormatTick(s.Now()) + "> " }
+func (s *Session) Prompt() string {
+	p := "kubeloop " + FormatTick(s.Now())
+	// In a guided lesson the prompt also says where the learner is.
+	if g, ok := s.guide.(interface{ PromptTag() string }); ok {
+		if tag := g.PromptTag(); tag != "" {
+			p += " " + tag
+		}
+	}
+	return p + "> "
+}
 
 // rlLines reads lines from readline, switching prompts.
 type rlLines struct {
