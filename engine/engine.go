@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/component"
+	"github.com/kubeloop/kubeloop/engine/metrics"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
@@ -47,6 +48,12 @@ type Engine struct {
 	// Images is the simulated container registry: the built-in catalogue
 	// plus whatever a lesson or learner adds.
 	Images *workload.Registry
+	// Loads is the demand each workload serves (the playground's `load`
+	// command sets it); the metrics-server turns it into usage.
+	Loads *workload.Loads
+	// Metrics is the cluster's metrics-server (the metrics.k8s.io API that
+	// `kubectl top` and the HorizontalPodAutoscaler read).
+	Metrics *metrics.Server
 
 	root     *sim.Rand
 	reactors []component.Reactor
@@ -71,6 +78,8 @@ func New(cfg Config) *Engine {
 	// end so that existing traces keep their random choices.
 	e.API = apiserver.New(e.Store, e.Trace, e.Loop, e.root.Derive())
 	e.Images = workload.DefaultRegistry()
+	e.Loads = workload.NewLoads()
+	e.Metrics = metrics.New(e.Loop, e.Store, e.Images, e.Loads)
 	e.reactors = e.buildReactors()
 	e.bootstrap()
 	for _, n := range cfg.Nodes {

@@ -20,7 +20,19 @@ func (e *Engine) controllerReactors() []component.Reactor {
 		controller.NewNodeLifecycleController(e.envWithoutRand()),
 		controller.NewTaintEvictionController(e.envWithoutRand()),
 		controller.NewDisruptionController(e.envWithoutRand()),
+		controller.NewHPAController(e.envWithoutRand(), e.Metrics),
 	}
+}
+
+// HPA returns the cluster's HorizontalPodAutoscaler controller, for
+// `why hpa/X` (HPA().Explain) and tests.
+func (e *Engine) HPA() *controller.HPAController {
+	for _, r := range e.reactors {
+		if c, ok := r.(*controller.HPAController); ok {
+			return c
+		}
+	}
+	return nil
 }
 
 // envWithoutRand is env for a component that makes no random choices: it

@@ -98,6 +98,9 @@ func runWhy(s *Session, args []string, _ string) error {
 	if p, ok := obj.(*corev1.Pod); ok && exists {
 		b.WriteString(podPlacement(s, p))
 	}
+	if exists {
+		b.WriteString(autoscalingWhy(s, obj)) // kubectl_autoscale.go
+	}
 	fmt.Fprint(s.Out, b.String())
 	return nil
 }
