@@ -37,8 +37,8 @@ var (
 // Why-sentences of the Deployment controller's steps.
 const (
 	whyNewRS         = "A Deployment runs each version of its pod template through its own ReplicaSet, named after the template's hash; a new template gets a new ReplicaSet."
-	whyScaleUpNew    = "A rolling update grows the new ReplicaSet as far as maxSurge allows, so new pods start before old ones stop."
-	whyScaleDownOld  = "A rolling update shrinks old ReplicaSets only as new pods become available, so availability never drops below replicas - maxUnavailable."
+	whyScaleUpNew    = "A rolling update grows the new ReplicaSet as far as maxSurge allows: at most replicas + maxSurge pods in all."
+	whyScaleDownOld  = "A rolling update shrinks old ReplicaSets only as far as availability allows: at least replicas - maxUnavailable pods must stay available."
 	whyRecreateDown  = "The Recreate strategy stops every old pod before it starts any new one."
 	whyRecreateUp    = "The Recreate strategy starts the new pods once no old pod is running."
 	whyScaleEvent    = "When spec.replicas changes, the Deployment resizes its ReplicaSets, in proportion to their size if a rollout is under way."
@@ -1043,8 +1043,11 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	}
 	standing, blocked := c.rolloutStanding(d, allRSs, newRS)
 	why := whyStatus
-	if blocked {
+	switch {
+	case blocked && isRollingUpdate(d):
 		why = whyBlocked
+	case blocked:
+		why = whyRecreateUp
 	}
 	return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), why)
 }
