@@ -76,6 +76,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	}
 	c.startedAt = now
 	c.broken = [numProbeKinds]bool{}
+	c.brokeSeq = [numProbeKinds]uint64{}
 	c.ready, c.started = false, false
 	proc, err := workload.Start(spec, now)
 	if err != nil {
@@ -187,6 +188,7 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	case c.killFor != "":
 		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, c.killFor, e.Code, e.Reason)
 		why = whyProbeKilled
+		c.probeKilled = true
 	default:
 		msg = fmt.Sprintf("container %s exited with code %d (%s)", c.spec.Name, e.Code, e.Reason)
 		why = whyCrashed
@@ -232,6 +234,20 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 	now := k.now()
 	b := &c.crash
 	ts := c.finishedAt
+	if c.probeKilled {
+		// The kubelet killed it itself and starts it again in the same
+		// sync, whose view of the pod predates the kill: the back-off is
+		// asked about the exit before (doBackOff finds no exited
+		// container the first time, so it neither waits nor records).
+		c.probeKilled = false
+		if c.prevLast == nil {
+			c.stage, c.reason, c.message = stageWaiting, "", ""
+			c.restarting = true
+			k.maintain(p, c.exitSeq, fmt.Sprintf("restarting container %s at once: it has no earlier exit to back off from", c.spec.Name), whyRestart)
+			return true
+		}
+		ts = sim.FromTime(c.prevLast.FinishedAt.Time)
+	}
 	if b.set && !b.expired(ts, cfg.CrashLoopBackOffReset) && now-ts < b.delay {
 		if c.reason != ReasonCrashLoopBackOff || c.backOffUntil != ts+b.delay {
 			c.reason = ReasonCrashLoopBackOff

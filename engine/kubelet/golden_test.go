@@ -11,8 +11,10 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
 	"github.com/kubeloop/kubeloop/engine/workload"
 )
 
@@ -32,6 +34,9 @@ import (
 //	bind POD NODE                   bind as the scheduler would
 //	delete POD [grace=S]
 //	push IMAGE size=BYTES [startup=D]   add an image to the registry
+//	apply                           create the objects of the YAML input through the API server (defaults, validation)
+//	kill POD [container=C] [code=N] | break POD KIND [container=C] | heal POD [KIND]
+//	restarts POD                    the container's restart count, state and lastState
 //	advance D | until-ready POD [timeout=D]
 //	trace [why]                     trace events since the last trace
 //	status POD | events KIND NAME | logs POD [container=C] | images NODE | lease NODE
@@ -118,8 +123,46 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			return err.Error() + "\n"
 		}
 		return ""
+	case "apply":
+		res, err := h.api.Apply(h.command("apply -f -"), "-", []byte(d.Input), apiserver.ApplyOptions{})
+		var b strings.Builder
+		for _, r := range res {
+			b.WriteString(r.String() + "\n")
+		}
+		if err != nil {
+			b.WriteString("error: " + err.Error() + "\n")
+		}
+		h.settle()
+		return b.String() + h.describeTrace(false)
+	case "kill":
+		code := int64(KillExitCode)
+		if s := arg("code"); s != "" {
+			code, _ = strconv.ParseInt(s, 10, 32)
+		}
+		if err := h.mgr.Kill(h.tr.Record(trace.Event{Component: "kubectl", Column: trace.Declare, Message: "kill pod/" + pos(0)}), "default", pos(0), arg("container"), int32(code)); err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		h.settle()
+		return h.describeTrace(d.HasArg("why"))
+	case "break", "heal":
+		kind := ""
+		if d.Cmd == "break" || len(d.CmdArgs) > 1 && len(d.CmdArgs[1].Vals) == 0 {
+			kind = pos(1)
+		}
+		f := h.mgr.Break
+		if d.Cmd == "heal" {
+			f = h.mgr.Heal
+		}
+		if err := f(h.tr.Record(trace.Event{Component: "kubectl", Column: trace.Declare, Message: d.Cmd + " pod/" + pos(0) + " " + kind}), "default", pos(0), arg("container"), kind); err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		h.settle()
+		return h.describeTrace(d.HasArg("why"))
 	case "advance":
 		h.advance(dur(pos(0)))
+		if c := arg("column"); c != "" {
+			return h.describeColumn(c, d.HasArg("why"))
+		}
 		return h.describeTrace(d.HasArg("why"))
 	case "until-ready":
 		timeout := 5 * sim.Minute

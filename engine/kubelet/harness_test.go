@@ -218,6 +218,27 @@ func (h *harness) describeTrace(why bool) string {
 	return b.String()
 }
 
+// describeColumn prints the trace events of one column not printed yet
+// (the others are skipped).
+func (h *harness) describeColumn(column string, why bool) string {
+	all := h.describeTrace(why)
+	var b strings.Builder
+	keep := false
+	for _, line := range strings.SplitAfter(all, "\n") {
+		if strings.HasPrefix(line, "    why:") {
+			if keep {
+				b.WriteString(line)
+			}
+			continue
+		}
+		keep = strings.Contains(line, "["+column+"]")
+		if keep {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // describePod prints a pod's status as a learner would read it.
 func describePod(p *corev1.Pod) string {
 	if p == nil {
@@ -261,6 +282,9 @@ func describePod(p *corev1.Pod) string {
 		}
 		started := cs.Started != nil && *cs.Started
 		fmt.Fprintf(&b, " ready=%t started=%t restarts=%d image=%s", cs.Ready, started, cs.RestartCount, cs.Image)
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			fmt.Fprintf(&b, " lastState=%s exit %d from %s to %s", t.Reason, t.ExitCode, sim.FromTime(t.StartedAt.Time), sim.FromTime(t.FinishedAt.Time))
+		}
 		if cs.ImageID != "" {
 			fmt.Fprintf(&b, " imageID=%s", shortDigest(cs.ImageID))
 		}

@@ -64,9 +64,9 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 	if previous {
 		// kubectl logs --previous reads lastState's container.
 		switch {
-		case c == nil || c.last == nil || c.stage == stageExited && c.prevLast == nil:
+		case c == nil || c.last == nil || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff && c.prevLast == nil:
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
-		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited:
+		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff:
 			return c.prevLogs, nil // the instance before the current one
 		}
 		return c.logs(now), nil // waiting to restart: lastState is the instance that just ended

@@ -86,6 +86,7 @@ type ctr struct {
 	procFn       func()
 	killTimer    *sim.Timer
 	killFor      string // "liveness" or "startup" while a probe's kill is under way
+	probeKilled  bool   // its last exit was the kubelet's kill for a probe
 	termMessage  string
 	startSeq     uint64 // the trace step that started the current instance
 	exitSeq      uint64 // the trace step of its exit
@@ -357,7 +358,10 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 	case opStart:
 		c := p.ctrs[p.next]
 		k.startProcess(p, c)
-		p.next++
+		if c.stage != stageExited {
+			p.next++
+		} // else: exited at once; this pass decides its restart
+
 	default:
 		panic(fmt.Sprintf("kubelet: completing unexpected step %d for pod %s", op, p.key))
 	}
@@ -834,6 +838,11 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 		}
 	case stageExited:
 		running()
+		if c.reason == ReasonCrashLoopBackOff && !terminal {
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}
+			cs.LastTerminationState.Terminated = c.last
+			break
+		}
 		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
 			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
 		if c.prevLast != nil {

@@ -196,7 +196,8 @@ func (k *Kubelet) pokeProbes(p *podState, c *ctr) {
 		if pr.kind == startup && c.started || pr.kind != startup && !c.started {
 			continue
 		}
-		pr.arm(max(now, c.startedAt+pr.delay))
+		// A tick at this very instant has had its turn already.
+		pr.arm(max(now+1, c.startedAt+pr.delay))
 	}
 }
 
@@ -310,7 +311,11 @@ func (pr *prober) fire() {
 	case readiness:
 		if !c.ready {
 			c.ready = true
-			k.maintain(p, c.startSeq, fmt.Sprintf("readiness probe of container %s succeeded: the container is ready", c.spec.Name), whyReady)
+			cause := c.startSeq
+			if s := c.brokeSeq[readiness]; s != 0 {
+				cause = s // healed by the learner
+			}
+			k.maintain(p, cause, fmt.Sprintf("readiness probe of container %s succeeded: the container is ready", c.spec.Name), whyReady)
 			k.writeStatus(p, "", whyStatus)
 		}
 	case startup:
