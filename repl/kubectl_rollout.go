@@ -32,9 +32,10 @@ const (
 )
 
 // rolloutWaitMargin is how much virtual time `rollout status` waits beyond
-// the Deployment's progressDeadlineSeconds when no --timeout is given
-// (kubectl would wait for ever): by then the controller has either
-// finished the rollout or reported ProgressDeadlineExceeded.
+// the Deployment's progressDeadlineSeconds, since the Deployment last
+// changed, when no --timeout is given (kubectl would wait for ever): by
+// then the controller has either finished the rollout or reported
+// ProgressDeadlineExceeded.
 const rolloutWaitMargin = sim.Minute
 
 // rolloutFlags are the flags of every rollout subcommand; rolloutFlagsOf
@@ -64,7 +65,7 @@ func init() {
 
   status   follow the rollout until it finishes, printing kubectl's lines; it
            advances virtual time while it waits (up to --timeout, or
-           progressDeadlineSeconds plus a minute)
+           progressDeadlineSeconds plus a minute without a change)
   history  list the revisions (one per ReplicaSet) and their change-cause
            annotation; --revision N shows that revision's pod template
   undo     put the previous revision's pod template (or --to-revision N's)
@@ -227,7 +228,9 @@ func rolloutStatus(s *Session, f *Flags, t target) error {
 
 	done := false
 	var failed error
+	shown := 0
 	show := func(d *appsv1.Deployment) {
+		shown++
 		msg, ok, err := deploymentStatus(d, int64(rev))
 		if err != nil {
 			failed, done = err, true
@@ -286,7 +289,13 @@ func rolloutStatus(s *Session, f *Flags, t target) error {
 			return errInterrupted
 		}
 		step := min(sim.Second, deadline-s.Eng.Now())
+		before := shown
 		s.Eng.AdvanceUntil(follow, step)
+		if !explicit && shown > before {
+			// The Deployment changed: wait as long again from here, as
+			// the controller's own progress deadline restarts.
+			deadline = max(deadline, s.Eng.Now()+limit)
+		}
 	}
 	if done {
 		return failed
