@@ -172,6 +172,9 @@ func (z *zoneTainter) remove(node string) {
 
 // take refills the bucket up to now and takes a token if there is one.
 func (z *zoneTainter) take(now sim.Tick) bool {
+	if z.qps <= 0 {
+		return false // a stopped zone: client-go's never-accepting limiter
+	}
 	z.refillTo(now)
 	if z.tokens >= 1 {
 		z.tokens--
