@@ -67,13 +67,13 @@ func TestRolloutBadInput(t *testing.T) {
 	s := NewSession(&out, &out, Config{})
 	_ = s.Exec("create deployment api --image=nginx:1.27\n")
 	for line, want := range map[string]string{
-		"rollout frobnicate deployment/api\n":              "unknown command \"frobnicate\" for \"kubectl rollout\"\nusage: " + commands["rollout"].Usage + "\n",
+		"rollout frobnicate deployment/api\n":             "unknown command \"frobnicate\" for \"kubectl rollout\"\nusage: " + commands["rollout"].Usage + "\n",
 		"rollout status deployment/api --to-revision=1\n": "unknown flag: --to-revision\nusage: " + commands["rollout"].Usage + "\n",
 		"rollout history deployment/api --revision=-1\n":  "error: revision must be a positive integer: -1\n",
-		"rollout undo deployment/api --to-revision=-1\n":   "error: unable to find specified revision -1 in history\n",
-		"rollout undo deployment/api\n":                    "error: no rollout history found for deployment \"api\"\n",
-		"rollout pause pod/nope\n":                         "Error from server (NotFound): pods \"nope\" not found\n",
-		"rollout status deployment/api --timeout=x\n":      "invalid argument \"x\" for \"--timeout\" flag: time: invalid duration \"x\"\nusage: " + commands["rollout"].Usage + "\n",
+		"rollout undo deployment/api --to-revision=-1\n":  "error: unable to find specified revision -1 in history\n",
+		"rollout undo deployment/api\n":                   "error: no rollout history found for deployment \"api\"\n",
+		"rollout pause pod/nope\n":                        "Error from server (NotFound): pods \"nope\" not found\n",
+		"rollout status deployment/api --timeout=x\n":     "invalid argument \"x\" for \"--timeout\" flag: time: invalid duration \"x\"\nusage: " + commands["rollout"].Usage + "\n",
 	} {
 		out.Reset()
 		_ = s.Exec(line)
