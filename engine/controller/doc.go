@@ -36,6 +36,41 @@
 //   - Pod templates are hashed exactly as kube does, but in the watch's
 //     protobuf form (see ComputeHash).
 //
+// # Node failure, taint-based eviction and disruption budgets
+//
+// The node lifecycle controller (nodelifecycle.go) checks every node each
+// --node-monitor-period (5 s): a Lease renewal or a changed Ready
+// heartbeat seen at a check is a probe, and a node without one for more
+// than --node-monitor-grace-period (50 s; 1 m before its first status)
+// gets Ready, MemoryPressure, DiskPressure and PIDPressure Unknown
+// (NodeStatusUnknown), the NodeNotReady event, and its pods marked
+// Ready=False. Conditions and spec.unschedulable are mirrored as NoSchedule
+// taints on every node change (TaintNodesByCondition, so cordon adds
+// node.kubernetes.io/unschedulable:NoSchedule). The NoExecute unreachable
+// or not-ready taint is queued at the check after the one that saw the
+// node not Ready (kube reads the condition as it was before the check) and
+// added by a pass on a 100 ms grid, through a per-zone token bucket of
+// --node-eviction-rate 0.1 node/s, burst 1; a partially disrupted zone
+// (more than 2 and at least 55% not Ready) is slowed to 0.01 node/s above
+// 50 nodes and stopped below, and when every zone has no Ready node the
+// controller stops tainting and lifts the NoExecute taints ("master
+// disruption mode"). So a silent node's pods with the default 300 s
+// toleration are deleted 50 s + up to 5 s + 5 s + 0.1 s + 300 s after its
+// last heartbeat, about six minutes. The taint-eviction controller
+// (tainteviction.go) deletes the pods a NoExecute taint does not tolerate,
+// at once or when the shortest matching tolerationSeconds runs out, with
+// the DisruptionTarget condition (DeletionByTaintManager) and the
+// TaintManagerEviction events. The disruption controller (disruption.go)
+// computes PodDisruptionBudget status for the Eviction API.
+//
+// Simplifications: the controllers see the store, not a lagging informer;
+// the silence a node lifecycle step reports is traced back to the node's
+// last kubelet step (its failure), which the real controller cannot know;
+// PodGC, the out-of-service taint and the deletion of pods bound to a
+// not-Ready node after the fact (processPod) are not modelled; the
+// disruption controller knows ReplicaSets and Deployments as scale
+// controllers (no StatefulSets, ReplicationControllers or custom scales).
+//
 // # Adding controllers
 //
 // A new controller (node lifecycle, HPA, PodDisruptionBudget, ...) is a
@@ -51,6 +86,17 @@
 // by the Deployment controller, with the DeploymentPaused/Resumed
 // conditions), and undo is kubectl rewriting the template, which makes the
 // old ReplicaSet the new one again with the next revision.
+//
+// # Rollouts, checked
+//
+// The Deployment controller's status steps say where a rollout under way
+// stands (its new ReplicaSet, and what holds it back: new pods not yet
+// available and what they wait on, the replicas + maxSurge ceiling, the
+// replicas - maxUnavailable floor, a pause), which is what `why
+// deployment/X` tells. testdata/cluster holds whole-cluster timelines
+// (TestRolloutCluster, driven through the REPL) and TestRollingUpdateBounds
+// a table of sizes and strategies; both check the ceiling, the floor and
+// Recreate's no-overlap after every settled instant.
 //
 // # Which column a controller's step goes in
 //
