@@ -37,6 +37,7 @@
 // moving to exited and, by restartPolicy, back to waiting behind a crash
 // back-off like ctr.backoff; probes are timers per running container that
 // set its readiness, which containerStatus and the Ready condition read; a
-// failed node is a Kubelet whose workOne and heartbeat stop; what a process
-// does comes from workload.Behavior.
+// failed node is a Kubelet whose workOne and heartbeat stop (failure.go:
+// `node fail` and `node recover`); what a process does comes from
+// workload.Behavior.
 package kubelet
