@@ -26,6 +26,11 @@ as a Service spreads requests over its ready endpoints, and each pod's share
 is capped at its CPU limit; every container also uses a small idle amount.
 So adding replicas lowers each pod's usage.
 
+A pod running the walkthrough's load generator does the same through a
+Service: a busybox container whose command is a wget loop against
+http://SERVICE (while sleep 0.01; do wget -q -O- http://php-apache; done)
+adds 650m of demand to the Service's ready pods while it runs.
+
 The metrics-server samples usage every 15 s (see top pods); a
 HorizontalPodAutoscaler reacts at its next 15 s sync. --cpu 0 stops the load.`,
 		Example: "load deployment/php-apache --cpu 1\nload deployment/php-apache --cpu 600m --memory 200Mi\nload deployment/php-apache --cpu 0",

@@ -10,7 +10,10 @@
 // API has nothing to serve before the first scrape ("metrics not available
 // yet", as after installing metrics-server). A container's usage comes from
 // the workload model (engine/workload's load.go): its image's idle baseline
-// plus its share of its Deployment's demand, capped at its limit.
+// plus its share of its Deployment's demand, capped at its limit. Besides
+// the demand set with `load`, a running pod whose command is a wget or curl
+// loop against a Service (the walkthrough's busybox load generator) adds
+// workload.LoadGeneratorCPU to that Service's ready endpoints.
 //
 // Simplifications, said here rather than silently:
 //

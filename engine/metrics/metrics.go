@@ -224,12 +224,63 @@ func (s *Server) demandShares() map[string]share {
 				ready = append(ready, p.Name)
 			}
 		}
-		sh := share{cpu: workload.Share(d.CPUMilli, len(ready)), mem: workload.Share(d.MemoryBytes, len(ready))}
-		for _, n := range ready {
-			out[ns+"/"+n] = sh
+		addShares(out, ns, ready, d)
+	}
+	// Load generators: pods running a wget loop against a Service load the
+	// Service's ready endpoints.
+	gens := map[string]int{} // "ns/service" -> generators
+	for _, o := range s.store.List(kinds.Pod, "") {
+		p := o.(*corev1.Pod)
+		if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range p.Spec.Containers {
+			host := workload.LoadTarget(append(append([]string(nil), c.Command...), c.Args...))
+			if host == "" {
+				continue
+			}
+			if name, ns := workload.ServiceOf(host, p.Namespace); name != "" {
+				gens[ns+"/"+name]++
+			}
 		}
 	}
+	keys := make([]string, 0, len(gens))
+	for k := range gens {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		ns, name := splitKey(key)
+		o, ok := s.store.Lookup(kinds.Service, ns, name)
+		if !ok {
+			continue
+		}
+		svc := o.(*corev1.Service)
+		if len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		sel := labels.SelectorFromSet(svc.Spec.Selector)
+		var ready []string
+		for _, po := range s.store.List(kinds.Pod, ns) {
+			p := po.(*corev1.Pod)
+			if p.DeletionTimestamp == nil && sel.Matches(labels.Set(p.Labels)) && podReady(p) {
+				ready = append(ready, p.Name)
+			}
+		}
+		addShares(out, ns, ready, workload.Demand{CPUMilli: int64(gens[key]) * workload.LoadGeneratorCPU})
+	}
 	return out
+}
+
+// addShares divides d among the ready pods, on top of what they have.
+func addShares(out map[string]share, ns string, ready []string, d workload.Demand) {
+	sh := share{cpu: workload.Share(d.CPUMilli, len(ready)), mem: workload.Share(d.MemoryBytes, len(ready))}
+	for _, n := range ready {
+		cur := out[ns+"/"+n]
+		cur.cpu += sh.cpu
+		cur.mem += sh.mem
+		out[ns+"/"+n] = cur
+	}
 }
 
 func (s *Server) idleOf(image string) workload.Idle {

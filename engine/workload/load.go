@@ -18,6 +18,49 @@ import (
 // lowers each pod's usage, which is what makes the HorizontalPodAutoscaler's
 // arithmetic converge.
 
+// LoadGeneratorCPU is what one load generator costs the pods behind the
+// Service it calls: a container running the HPA walkthrough's busybox loop
+// (`while sleep 0.01; do wget -q -O- http://php-apache; done`). It is
+// calibrated so that the walkthrough settles at 7 replicas of php-apache,
+// as its documentation shows; every further generator adds as much.
+const LoadGeneratorCPU = 650
+
+// LoadTarget returns the host a container's command calls in a wget or
+// curl loop ("php-apache", "php-apache.default.svc.cluster.local"), or ""
+// if the command is not such a loop.
+func LoadTarget(command []string) string {
+	text := strings.Join(command, " ")
+	if !strings.Contains(text, "wget") && !strings.Contains(text, "curl") {
+		return ""
+	}
+	if !strings.Contains(text, "while") && !strings.Contains(text, "until") {
+		return ""
+	}
+	i := strings.Index(text, "http://")
+	if i < 0 {
+		return ""
+	}
+	host := text[i+len("http://"):]
+	if j := strings.IndexAny(host, ":/ ;\"'"); j >= 0 {
+		host = host[:j]
+	}
+	return host
+}
+
+// ServiceOf splits a host name into a Service's name and namespace:
+// "web" (in the caller's namespace), "web.ns", "web.ns.svc",
+// "web.ns.svc.cluster.local".
+func ServiceOf(host, namespace string) (name, ns string) {
+	parts := strings.Split(host, ".")
+	switch {
+	case len(parts) == 1:
+		return parts[0], namespace
+	case len(parts) == 2 || (len(parts) >= 3 && parts[2] == "svc"):
+		return parts[0], parts[1]
+	}
+	return "", ""
+}
+
 // Demand is the load a workload is asked to serve, in total.
 type Demand struct {
 	// CPUMilli is the CPU the workload's traffic costs, in millicores.
