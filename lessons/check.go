@@ -58,12 +58,17 @@ func Run(l *Lesson) *Result {
 	early(g)
 	g.Greet(s)
 	for i, entry := range l.Solution {
-		r.perStep[g.Step] = append(r.perStep[g.Step], entry)
-		failures, err := s.Transcript(l.File, strings.NewReader(ensureNewline(entry)), &out)
 		line := 0
 		if i < len(l.lines.solution) {
 			line = l.lines.solution[i]
 		}
+		entry, err := expand(s, entry)
+		if err != nil {
+			r.Problems = append(r.Problems, &Error{File: l.File, Line: line, Msg: err.Error()})
+			continue
+		}
+		r.perStep[g.Step] = append(r.perStep[g.Step], entry)
+		failures, err := s.Transcript(l.File, strings.NewReader(ensureNewline(entry)), &out)
 		if err != nil || failures > 0 || s.Panics > 0 {
 			msg := fmt.Sprintf("solution command %q failed", firstLine(entry))
 			if s.Panics > 0 {
@@ -174,5 +179,37 @@ func (r *Result) Report(w io.Writer) {
 	fmt.Fprintf(w, "FAIL %s (%s)\n", r.Lesson.File, r.Lesson.ID)
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(p.Error(), "\n", "\n  "))
+	}
+}
+
+// expand replaces each {{EXPR}} in a solution command with the value of
+// the expression over the cluster at that moment: a solution says
+// `why pod/{{name(find(pods, node(#) == ""))}}` rather than a generated
+// name that changes whenever the engine draws its random numbers
+// differently, so an engine change shows up as a golden diff to review,
+// not as a broken solution.
+func expand(s *repl.Session, cmd string) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(cmd, "{{")
+		if i < 0 {
+			b.WriteString(cmd)
+			return b.String(), nil
+		}
+		j := strings.Index(cmd[i:], "}}")
+		if j < 0 {
+			return "", fmt.Errorf("solution command %q: {{ without }}", firstLine(cmd))
+		}
+		src := cmd[i+2 : i+j]
+		v, err := s.EvalExpr(src)
+		if err != nil {
+			return "", fmt.Errorf("solution command %q: {{%s}}: %v", firstLine(cmd), src, err)
+		}
+		if v == nil {
+			return "", fmt.Errorf("solution command %q: {{%s}} is nil", firstLine(cmd), src)
+		}
+		b.WriteString(cmd[:i])
+		fmt.Fprint(&b, v)
+		cmd = cmd[i+j+2:]
 	}
 }

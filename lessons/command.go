@@ -227,6 +227,10 @@ func replayTo(s *repl.Session, l *Lesson, step int) error {
 		if g.Step >= step {
 			break
 		}
+		entry, err := expand(s, entry)
+		if err != nil {
+			return fmt.Errorf("%s: replaying the solution: %v", l.File, err)
+		}
 		if err := quietly(s, entry); err != nil {
 			return fmt.Errorf("%s: replaying the solution: %v", l.File, err)
 		}

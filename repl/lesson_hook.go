@@ -84,3 +84,15 @@ func (s *Session) TraceSince(seq uint64) []trace.Event {
 func (s *Session) Interact(in io.Reader) error {
 	return s.interact(in, s.Out, s.Err)
 }
+
+// EvalExpr evaluates an expression over the cluster as eval does and
+// returns its value (lessons fill names the solution cannot know in
+// advance, such as a generated pod name, from it).
+func (s *Session) EvalExpr(src string) (any, error) {
+	c, err := s.compileExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	v, _, err := s.evalExpr(c)
+	return v, err
+}
