@@ -12,6 +12,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
 )
 
@@ -19,7 +20,7 @@ import (
 // cycle directly.
 func newBareScheduler(cfg Config) *Scheduler {
 	loop := sim.NewLoop()
-	env := component.Env{Loop: loop, Rand: sim.NewRand(1), Trace: trace.New(loop, 0)}
+	env := component.Env{Loop: loop, Rand: sim.NewRand(1), Trace: trace.New(loop, 0), Store: store.New()}
 	return New(env, cfg)
 }
 

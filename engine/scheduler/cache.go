@@ -50,8 +50,10 @@ func (c *cache) NodeInfos() []*framework.NodeInfo {
 	if c.list == nil {
 		names := c.tree.list()
 		c.list = make([]*framework.NodeInfo, 0, len(names))
-		for _, n := range names {
-			c.list = append(c.list, c.nodes[n])
+		for i, n := range names {
+			ni := c.nodes[n]
+			ni.Index = i
+			c.list = append(c.list, ni)
 		}
 	}
 	return c.list
@@ -120,6 +122,7 @@ func (c *cache) RemoveNode(n *corev1.Node) {
 	c.list = nil
 	c.topo.invalidate()
 	ni.RemoveNode()
+	ni.Index = -1
 	if len(ni.Pods) == 0 {
 		delete(c.nodes, n.Name)
 	}
@@ -211,7 +214,7 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 		c.nodes[p.Spec.NodeName] = ni
 	}
 	ni.AddPod(pi)
-	c.topo.podChanged(nil, p, ni.Node())
+	c.topo.podChanged(nil, p, ni)
 	return pi
 }
 
@@ -225,7 +228,7 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 	}
 	ni := c.nodes[cp.node]
 	old := cp.info.Requests
-	c.topo.podChanged(cp.info.Pod, p, ni.Node())
+	c.topo.podChanged(cp.info.Pod, p, ni)
 	ni.RemovePod(cp.info)
 	cp.info.Update(p)
 	ni.AddPod(cp.info)
@@ -241,7 +244,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 	}
 	delete(c.pods, p.UID)
 	ni := c.nodes[cp.node]
-	c.topo.podChanged(cp.info.Pod, nil, ni.Node())
+	c.topo.podChanged(cp.info.Pod, nil, ni)
 	ni.RemovePod(cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {
 		delete(c.nodes, cp.node)

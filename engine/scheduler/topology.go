@@ -19,11 +19,13 @@ import (
 const maxCountIndexes = 512
 
 // topoIndex is the cache's answer to "how many pods matching S are in each
-// zone / on each host": per CountQuery a map topology value -> count, kept
+// zone / on each host": per CountQuery the counts per topology domain, kept
 // current as pods are added, updated and removed, and the distinct pod
 // affinity terms of bound pods with their own per-domain counts. This is
-// what makes inter-pod affinity and topology spread cost a map lookup per
+// what makes inter-pod affinity and topology spread cost a slice read per
 // node instead of a scan of all pods (kube recomputes them in PreFilter).
+// Domains are numbered per topology key, and nodes carry their position in
+// the node list (NodeInfo.Index), so a count lookup never hashes a string.
 // A change of any node's labels (or a node coming or going) drops it all;
 // it is rebuilt lazily from the pods on the next question.
 type topoIndex struct {
@@ -32,17 +34,21 @@ type topoIndex struct {
 	counts  map[string]*countIndex
 	terms   map[string]*framework.ExistingTerm
 	termLst []*framework.ExistingTerm // sorted by key, nil when stale
-	domains map[string]*domainSet
+	domains map[string]*domainIndex
 }
 
 type countIndex struct {
-	q      framework.CountQuery
-	counts map[string]int
+	q  framework.CountQuery
+	dc *framework.DomainCounts
 }
 
-type domainSet struct {
-	values map[string]int
-	n      int
+// domainIndex numbers the values of one node label key.
+type domainIndex struct {
+	ids     []int32 // NodeInfo.Index -> domain number (-1: no such label)
+	values  []string
+	byValue map[string]int32
+	perNode map[string]int // value -> nodes with it
+	n       int            // nodes with the key
 }
 
 func newTopoIndex(c *cache) *topoIndex {
@@ -59,47 +65,84 @@ func (t *topoIndex) ensure() {
 	if t.valid {
 		return
 	}
+	t.c.NodeInfos() // numbers the nodes
 	t.valid = true
 	t.counts = map[string]*countIndex{}
 	t.terms = map[string]*framework.ExistingTerm{}
 	t.termLst = nil
-	t.domains = map[string]*domainSet{}
-	for _, ni := range t.c.nodes {
-		if ni.Node() == nil {
-			continue
-		}
+	t.domains = map[string]*domainIndex{}
+	for _, ni := range t.c.NodeInfos() {
 		for _, pi := range ni.Pods {
-			t.addTerms(pi.Pod, ni.Node(), 1)
+			t.addTerms(pi.Pod, ni, 1)
 		}
 	}
 }
 
+func (t *topoIndex) domain(key string) *domainIndex {
+	if d := t.domains[key]; d != nil {
+		return d
+	}
+	list := t.c.NodeInfos()
+	d := &domainIndex{ids: make([]int32, len(list)), byValue: map[string]int32{}, perNode: map[string]int{}}
+	for i, ni := range list {
+		v, ok := ni.Node().Labels[key]
+		if !ok {
+			d.ids[i] = -1
+			continue
+		}
+		id, seen := d.byValue[v]
+		if !seen {
+			id = int32(len(d.values))
+			d.values = append(d.values, v)
+			d.byValue[v] = id
+		}
+		d.ids[i] = id
+		d.perNode[v]++
+		d.n++
+	}
+	t.domains[key] = d
+	return d
+}
+
+// valueOf is the node's value of key and its domain number.
+func (t *topoIndex) valueOf(ni *framework.NodeInfo, key string) (string, int32, bool) {
+	if ni.Index < 0 {
+		return "", -1, false
+	}
+	d := t.domain(key)
+	id := d.ids[ni.Index]
+	if id < 0 {
+		return "", -1, false
+	}
+	return d.values[id], id, true
+}
+
 // podChanged applies a pod's arrival (old nil), departure (cur nil) or
-// update on node.
-func (t *topoIndex) podChanged(old, cur *corev1.Pod, node *corev1.Node) {
-	if !t.valid || node == nil {
+// update on a node.
+func (t *topoIndex) podChanged(old, cur *corev1.Pod, ni *framework.NodeInfo) {
+	if !t.valid || ni == nil || ni.Node() == nil || ni.Index < 0 {
 		return
 	}
 	if old != nil && cur != nil && sameTopologyFacts(old, cur) {
 		return
 	}
 	for _, ci := range t.counts {
-		v, ok := node.Labels[ci.q.TopologyKey]
+		v, id, ok := t.valueOf(ni, ci.q.TopologyKey)
 		if !ok {
 			continue
 		}
 		if old != nil && ci.q.Matches(old) {
-			ci.add(v, -1)
+			ci.dc.Add(id, v, -1)
 		}
 		if cur != nil && ci.q.Matches(cur) {
-			ci.add(v, 1)
+			ci.dc.Add(id, v, 1)
 		}
 	}
 	if old != nil {
-		t.addTerms(old, node, -1)
+		t.addTerms(old, ni, -1)
 	}
 	if cur != nil {
-		t.addTerms(cur, node, 1)
+		t.addTerms(cur, ni, 1)
 	}
 }
 
@@ -122,48 +165,45 @@ func podAffinityOf(p *corev1.Pod) [2]any {
 	return [2]any{a.PodAffinity, a.PodAntiAffinity}
 }
 
-func (ci *countIndex) add(v string, d int) {
-	n := ci.counts[v] + d
-	if n <= 0 {
-		delete(ci.counts, v)
-		return
-	}
-	ci.counts[v] = n
-}
-
 // addTerms adds (d=1) or removes (d=-1) a pod's affinity terms.
-func (t *topoIndex) addTerms(p *corev1.Pod, node *corev1.Node, d int) {
+func (t *topoIndex) addTerms(p *corev1.Pod, ni *framework.NodeInfo, d int) {
 	a := p.Spec.Affinity
 	if a == nil || (a.PodAffinity == nil && a.PodAntiAffinity == nil) {
 		return
 	}
 	if pa := a.PodAffinity; pa != nil {
 		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			t.addTerm(framework.RequiredAffinity, 0, p.Namespace, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], node, d)
+			t.addTerm(framework.RequiredAffinity, 0, p.Namespace, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], ni, d)
 		}
 		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
 			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			t.addTerm(framework.PreferredAffinity, w.Weight, p.Namespace, &w.PodAffinityTerm, node, d)
+			t.addTerm(framework.PreferredAffinity, w.Weight, p.Namespace, &w.PodAffinityTerm, ni, d)
 		}
 	}
 	if pa := a.PodAntiAffinity; pa != nil {
 		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			t.addTerm(framework.RequiredAntiAffinity, 0, p.Namespace, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], node, d)
+			t.addTerm(framework.RequiredAntiAffinity, 0, p.Namespace, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], ni, d)
 		}
 		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
 			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			t.addTerm(framework.PreferredAntiAffinity, w.Weight, p.Namespace, &w.PodAffinityTerm, node, d)
+			t.addTerm(framework.PreferredAntiAffinity, w.Weight, p.Namespace, &w.PodAffinityTerm, ni, d)
 		}
 	}
 }
 
-func (t *topoIndex) addTerm(kind framework.TermKind, weight int32, ns string, term *corev1.PodAffinityTerm, node *corev1.Node, d int) {
-	v, ok := node.Labels[term.TopologyKey]
+func (t *topoIndex) addTerm(kind framework.TermKind, weight int32, ns string, term *corev1.PodAffinityTerm, ni *framework.NodeInfo, d int) {
+	v, id, ok := t.valueOf(ni, term.TopologyKey)
 	if !ok {
 		return
 	}
-	key := string(rune('0'+kind)) + "|" + itoa(int(weight)) + "|" + ns + "|" + term.String()
-	et := t.terms[key]
+	var buf [256]byte
+	kb := append(buf[:0], byte('0'+kind), '|')
+	kb = append(kb, itoa(int(weight))...)
+	kb = append(kb, '|')
+	kb = append(kb, ns...)
+	kb = append(kb, '|')
+	kb = framework.PodAffinityTermKey(kb, term)
+	et := t.terms[string(kb)] // no allocation for the lookup
 	if et == nil {
 		if d < 0 {
 			return
@@ -172,19 +212,15 @@ func (t *topoIndex) addTerm(kind framework.TermKind, weight int32, ns string, te
 		if err != nil {
 			return // validation rejects such terms; an unparsable one matches nothing
 		}
+		dom := t.domain(term.TopologyKey)
 		et = &framework.ExistingTerm{Kind: kind, Weight: weight, Namespace: ns, Term: *term.DeepCopy(), Selector: sel,
-			Counts: map[string]int{}}
-		t.terms[key] = et
+			Counts: framework.NewIndexedDomainCounts(term.TopologyKey, dom.ids, len(dom.values))}
+		t.terms[string(kb)] = et
 		t.termLst = nil
 	}
-	n := et.Counts[v] + d
-	if n <= 0 {
-		delete(et.Counts, v)
-	} else {
-		et.Counts[v] = n
-	}
-	if len(et.Counts) == 0 {
-		delete(t.terms, key)
+	et.Counts.Add(id, v, d)
+	if len(et.Counts.ByValue) == 0 {
+		delete(t.terms, string(kb))
 		t.termLst = nil
 	}
 }
@@ -212,52 +248,39 @@ func itoa(n int) string {
 }
 
 // TopologyCounts implements framework.ClusterLister.
-func (c *cache) TopologyCounts(q *framework.CountQuery) map[string]int {
+func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts {
 	t := c.topo
 	t.ensure()
 	if ci := t.counts[q.Key]; ci != nil {
-		return ci.counts
+		return ci.dc
 	}
 	if len(t.counts) >= maxCountIndexes {
 		t.counts = map[string]*countIndex{}
 	}
-	ci := &countIndex{q: *q, counts: map[string]int{}}
+	dom := t.domain(q.TopologyKey)
+	ci := &countIndex{q: *q, dc: framework.NewIndexedDomainCounts(q.TopologyKey, dom.ids, len(dom.values))}
 	ci.q.Terms = append([]framework.PodSelector(nil), q.Terms...)
-	for _, ni := range c.nodes {
-		n := ni.Node()
-		if n == nil {
-			continue
-		}
-		v, ok := n.Labels[q.TopologyKey]
-		if !ok {
+	for i, ni := range c.NodeInfos() {
+		id := dom.ids[i]
+		if id < 0 {
 			continue
 		}
 		for _, pi := range ni.Pods {
 			if ci.q.Matches(pi.Pod) {
-				ci.counts[v]++
+				ci.dc.Add(id, dom.values[id], 1)
 			}
 		}
 	}
 	t.counts[q.Key] = ci
-	return ci.counts
+	return ci.dc
 }
 
 // Domains implements framework.ClusterLister.
 func (c *cache) Domains(key string) (map[string]int, int) {
 	t := c.topo
 	t.ensure()
-	if d := t.domains[key]; d != nil {
-		return d.values, d.n
-	}
-	d := &domainSet{values: map[string]int{}}
-	for _, ni := range c.NodeInfos() {
-		if v, ok := ni.Node().Labels[key]; ok {
-			d.values[v]++
-			d.n++
-		}
-	}
-	t.domains[key] = d
-	return d.values, d.n
+	d := t.domain(key)
+	return d.perNode, d.n
 }
 
 // ExistingTerms implements framework.ClusterLister.
@@ -287,6 +310,9 @@ type clusterLister struct {
 
 // Namespaces implements framework.ClusterLister.
 func (l clusterLister) Namespaces() []framework.NamespaceInfo {
+	if l.st == nil {
+		return nil
+	}
 	objs := l.st.List(kinds.Namespace, "")
 	out := make([]framework.NamespaceInfo, 0, len(objs))
 	for _, o := range objs {
@@ -301,7 +327,7 @@ func (l clusterLister) Namespaces() []framework.NamespaceInfo {
 // ReplicationControllers, and StatefulSets' selectors are read when served).
 func (l clusterLister) DefaultSpreadSelector(pod *corev1.Pod) labels.Selector {
 	owner := metav1.GetControllerOfNoCopy(pod)
-	if len(pod.Labels) == 0 && owner == nil {
+	if l.st == nil || len(pod.Labels) == 0 && owner == nil {
 		return labels.Everything() // nothing can select it
 	}
 	set := labels.Set{}

@@ -85,7 +85,7 @@ func TestTopoIndexMatchesBruteForce(t *testing.T) {
 		want := st.NewCluster(nodes, list)
 		for i := range queries {
 			q := &queries[i]
-			if got, w := c.TopologyCounts(q), want.TopologyCounts(q); !reflect.DeepEqual(got, w) {
+			if got, w := c.TopologyCounts(q), want.TopologyCounts(q); !reflect.DeepEqual(got.ByValue, w.ByValue) || !byNode(c, got, w) {
 				t.Fatalf("step %d query %s: cache %v, scan %v", step, q.Key, got, w)
 			}
 		}
@@ -107,17 +107,30 @@ func pick(r *rand.Rand, pods map[string]*corev1.Pod) *corev1.Pod {
 func termSummary(ts []*framework.ExistingTerm) []string {
 	var out []string
 	for _, t := range ts {
-		keys := make([]string, 0, len(t.Counts))
-		for k := range t.Counts {
+		keys := make([]string, 0, len(t.Counts.ByValue))
+		for k := range t.Counts.ByValue {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		s := fmt.Sprint(t.Kind, t.Weight, t.Namespace, t.Term.String())
 		for _, k := range keys {
-			s += fmt.Sprint(" ", k, "=", t.Counts[k])
+			s += fmt.Sprint(" ", k, "=", t.Counts.ByValue[k])
 		}
 		out = append(out, s)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// byNode checks the cache's per-node lookups (by domain number) against the
+// brute-force ones (through labels).
+func byNode(c *cache, got, want *framework.DomainCounts) bool {
+	for _, ni := range c.NodeInfos() {
+		g, gok := got.ForNode(ni)
+		w, wok := want.ForNode(ni)
+		if g != w || gok != wok {
+			return false
+		}
+	}
+	return true
 }

@@ -87,12 +87,15 @@ type NodeInfo struct {
 	ImageStates map[string]*ImageStateSummary
 	// Generation moves on every change.
 	Generation int64
+	// Index is the node's position in the scheduler cache's node list
+	// (what DomainCounts are indexed by); -1 when not listed.
+	Index int
 }
 
 // NewNodeInfo returns an empty NodeInfo for node (which may be nil for a
 // node the scheduler knows only from pods bound to it).
 func NewNodeInfo(node *corev1.Node) *NodeInfo {
-	n := &NodeInfo{}
+	n := &NodeInfo{Index: -1}
 	if node != nil {
 		n.SetNode(node)
 	}

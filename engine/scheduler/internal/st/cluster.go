@@ -51,7 +51,7 @@ func (c *Cluster) Node(name string) *framework.NodeInfo {
 func (c *Cluster) NodeInfos() []*framework.NodeInfo { return c.Nodes }
 
 // TopologyCounts implements framework.ClusterLister.
-func (c *Cluster) TopologyCounts(q *framework.CountQuery) map[string]int {
+func (c *Cluster) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts {
 	out := map[string]int{}
 	for _, ni := range c.Nodes {
 		v, ok := ni.Node().Labels[q.TopologyKey]
@@ -64,7 +64,7 @@ func (c *Cluster) TopologyCounts(q *framework.CountQuery) map[string]int {
 			}
 		}
 	}
-	return out
+	return framework.NewDomainCounts(q.TopologyKey, out)
 }
 
 // Domains implements framework.ClusterLister.
@@ -94,10 +94,11 @@ func (c *Cluster) ExistingTerms() []*framework.ExistingTerm {
 			if err != nil {
 				return
 			}
-			et = &framework.ExistingTerm{Kind: kind, Weight: w, Namespace: p.Namespace, Term: *t, Selector: sel, Counts: map[string]int{}}
+			et = &framework.ExistingTerm{Kind: kind, Weight: w, Namespace: p.Namespace, Term: *t, Selector: sel,
+				Counts: framework.NewDomainCounts(t.TopologyKey, map[string]int{})}
 			m[key] = et
 		}
-		et.Counts[v]++
+		et.Counts.ByValue[v]++
 	}
 	for _, ni := range c.Nodes {
 		for _, pi := range ni.Pods {

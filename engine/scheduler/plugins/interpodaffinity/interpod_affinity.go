@@ -139,7 +139,7 @@ func ResolveTerm(podNS string, t *corev1.PodAffinityTerm, weight int32, nsList f
 		}
 	}
 	b.WriteString("|")
-	b.WriteString(sel.String())
+	b.Write(framework.LabelSelectorKey(nil, t.LabelSelector))
 	out.key = b.String()
 	return out, true
 }
@@ -169,20 +169,14 @@ func existingTermMatches(et *framework.ExistingTerm, pod *corev1.Pod, nsr *names
 	return inNS && et.Selector.Matches(labels.Set(pod.Labels))
 }
 
-// domainCounts is a topology key and pod counts per value of it.
-type domainCounts struct {
-	key    string
-	counts map[string]int
-}
-
 var preFilterStateKey = framework.NewStateKey("PreFilter" + Name)
 
 type preFilterState struct {
-	affinity       []domainCounts // per required affinity term: pods matching all terms
+	affinity       []*framework.DomainCounts // per required affinity term: pods matching all terms
 	anyAffinityPod bool
 	selfAffine     bool
-	anti           []domainCounts // per required anti-affinity term
-	existingAnti   []domainCounts // existing pods' required anti-affinity terms matching the pod
+	anti           []*framework.DomainCounts // per required anti-affinity term
+	existingAnti   []*framework.DomainCounts // existing pods' required anti-affinity terms matching the pod
 }
 
 func queryKey(terms []Term, topologyKey string) string {
@@ -197,7 +191,7 @@ func queryKey(terms []Term, topologyKey string) string {
 	return b.String()
 }
 
-func count(l framework.ClusterLister, terms []Term, topologyKey string) map[string]int {
+func count(l framework.ClusterLister, terms []Term, topologyKey string) *framework.DomainCounts {
 	q := framework.CountQuery{Key: queryKey(terms, topologyKey), TopologyKey: topologyKey}
 	q.Terms = make([]framework.PodSelector, len(terms))
 	for i := range terms {
@@ -233,7 +227,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 	s := &preFilterState{}
 	for _, et := range existing {
 		if et.Kind == framework.RequiredAntiAffinity && existingTermMatches(et, pod, nsr) {
-			s.existingAnti = append(s.existingAnti, domainCounts{key: et.Term.TopologyKey, counts: et.Counts})
+			s.existingAnti = append(s.existingAnti, et.Counts)
 		}
 	}
 	if len(s.existingAnti) == 0 && len(req) == 0 && len(anti) == 0 {
@@ -251,8 +245,8 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 		s.selfAffine = true
 		for i := range terms {
 			c := count(l, terms, terms[i].TopologyKey)
-			s.affinity = append(s.affinity, domainCounts{key: terms[i].TopologyKey, counts: c})
-			if len(c) > 0 {
+			s.affinity = append(s.affinity, c)
+			if len(c.ByValue) > 0 {
 				s.anyAffinityPod = true
 			}
 			if !terms[i].Sel.Matches(pod) {
@@ -265,7 +259,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 		if !ok {
 			continue
 		}
-		s.anti = append(s.anti, domainCounts{key: t.TopologyKey, counts: count(l, []Term{t}, t.TopologyKey)})
+		s.anti = append(s.anti, count(l, []Term{t}, t.TopologyKey))
 	}
 	state.Write(preFilterStateKey, s)
 	return nil, nil
@@ -279,15 +273,14 @@ func (*InterPodAffinity) Filter(state *framework.CycleState, _ *framework.PodInf
 	if s == nil {
 		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
 	}
-	nl := ni.Node().Labels
 	if len(s.affinity) > 0 {
 		podsExist := true
-		for i := range s.affinity {
-			v, ok := nl[s.affinity[i].key]
+		for _, c := range s.affinity {
+			n, ok := c.ForNode(ni)
 			if !ok {
 				return statusAffinity // every topology key must be on the node
 			}
-			if s.affinity[i].counts[v] <= 0 {
+			if n <= 0 {
 				podsExist = false
 			}
 		}
@@ -296,13 +289,13 @@ func (*InterPodAffinity) Filter(state *framework.CycleState, _ *framework.PodInf
 			return statusAffinity
 		}
 	}
-	for i := range s.anti {
-		if v, ok := nl[s.anti[i].key]; ok && s.anti[i].counts[v] > 0 {
+	for _, c := range s.anti {
+		if n, _ := c.ForNode(ni); n > 0 {
 			return statusAnti
 		}
 	}
-	for i := range s.existingAnti {
-		if v, ok := nl[s.existingAnti[i].key]; ok && s.existingAnti[i].counts[v] > 0 {
+	for _, c := range s.existingAnti {
+		if n, _ := c.ForNode(ni); n > 0 {
 			return statusExistingAnti
 		}
 	}
@@ -321,7 +314,8 @@ type preScoreState struct {
 	scores []topologyScore
 }
 
-func (s *preScoreState) add(key string, counts map[string]int, mult int64) {
+func (s *preScoreState) add(key string, dc *framework.DomainCounts, mult int64) {
+	counts := dc.ByValue
 	if mult == 0 || len(counts) == 0 {
 		return
 	}

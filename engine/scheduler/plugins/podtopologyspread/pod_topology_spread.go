@@ -202,7 +202,7 @@ var preFilterStateKey = framework.NewStateKey("PreFilter" + Name)
 
 type filterConstraint struct {
 	Constraint
-	counts    map[string]int // matching pods per eligible domain (absent: 0)
+	counts    *framework.DomainCounts // matching pods per eligible domain (absent: 0)
 	minMatch  int
 	selfMatch int
 }
@@ -236,12 +236,13 @@ func (*PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.P
 		for i := range cs {
 			counts := l.TopologyCounts(&cs[i].query)
 			domains, _ := l.Domains(cs[i].TopologyKey)
-			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts, len(domains), cs[i].MinDomains)}
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts.ByValue, len(domains), cs[i].MinDomains)}
 		}
 	} else {
 		all := slowCounts(l, pod, cs, nil)
 		for i := range cs {
-			s.cs[i] = filterConstraint{Constraint: cs[i], counts: all[i], minMatch: minMatch(all[i], len(all[i]), cs[i].MinDomains)}
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: framework.NewDomainCounts(cs[i].TopologyKey, all[i]),
+				minMatch: minMatch(all[i], len(all[i]), cs[i].MinDomains)}
 		}
 	}
 	for i := range s.cs {
@@ -280,14 +281,13 @@ func (*PodTopologySpread) Filter(state *framework.CycleState, _ *framework.PodIn
 	if s == nil {
 		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
 	}
-	nl := ni.Node().Labels
 	for i := range s.cs {
 		c := &s.cs[i]
-		v, ok := nl[c.TopologyKey]
+		n, ok := c.counts.ForNode(ni)
 		if !ok {
 			return statusMissingLabel
 		}
-		if Skew(c.counts[v], c.selfMatch, c.minMatch) > int(c.MaxSkew) {
+		if Skew(n, c.selfMatch, c.minMatch) > int(c.MaxSkew) {
 			return statusSkew
 		}
 	}
@@ -298,7 +298,7 @@ var preScoreStateKey = framework.NewStateKey("PreScore" + Name)
 
 type scoreConstraint struct {
 	Constraint
-	counts map[string]int
+	counts *framework.DomainCounts
 	weight float64
 }
 
@@ -347,44 +347,53 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 	}
 	s := &preScoreState{cs: make([]scoreConstraint, len(cs))}
 	sizes := make([]int, len(cs))
-	values := make([]map[string]struct{}, len(cs))
-	for i := range values {
-		values[i] = map[string]struct{}{}
-	}
+	counts := make([]*framework.DomainCounts, len(cs))
 	scored := 0
-	for _, ni := range filtered {
-		nl := ni.Node().Labels
-		if requireAll && !hasAllKeys(nl, cs) {
-			if s.ignored == nil {
-				s.ignored = map[string]struct{}{}
-			}
-			s.ignored[ni.Name()] = struct{}{}
-			continue
-		}
-		scored++
+	if fastPath(l, pod, cs) {
+		// Every node has every key: none is ignored, and the domains among
+		// the feasible nodes are counted by number.
+		scored = len(filtered)
 		for i := range cs {
-			if v, ok := nl[cs[i].TopologyKey]; ok && cs[i].TopologyKey != corev1.LabelHostname {
-				if _, seen := values[i][v]; !seen {
-					values[i][v] = struct{}{}
-					sizes[i]++
+			counts[i] = l.TopologyCounts(&cs[i].query)
+			if cs[i].TopologyKey == corev1.LabelHostname {
+				continue
+			}
+			sizes[i] = domainsAmong(counts[i], filtered)
+		}
+	} else {
+		values := make([]map[string]struct{}, len(cs))
+		for i := range values {
+			values[i] = map[string]struct{}{}
+		}
+		for _, ni := range filtered {
+			nl := ni.Node().Labels
+			if requireAll && !hasAllKeys(nl, cs) {
+				if s.ignored == nil {
+					s.ignored = map[string]struct{}{}
+				}
+				s.ignored[ni.Name()] = struct{}{}
+				continue
+			}
+			scored++
+			for i := range cs {
+				if v, ok := nl[cs[i].TopologyKey]; ok && cs[i].TopologyKey != corev1.LabelHostname {
+					if _, seen := values[i][v]; !seen {
+						values[i][v] = struct{}{}
+						sizes[i]++
+					}
 				}
 			}
 		}
-	}
-	var counts []map[string]int
-	if fastPath(l, pod, cs) {
-		counts = make([]map[string]int, len(cs))
-		for i := range cs {
-			counts[i] = l.TopologyCounts(&cs[i].query)
-		}
-	} else {
-		counts = slowCounts(l, pod, cs, func(i int, v string) bool {
+		all := slowCounts(l, pod, cs, func(i int, v string) bool {
 			if cs[i].TopologyKey == corev1.LabelHostname {
 				return true
 			}
 			_, ok := values[i][v]
 			return ok
 		})
+		for i := range cs {
+			counts[i] = framework.NewDomainCounts(cs[i].TopologyKey, all[i])
+		}
 	}
 	for i := range cs {
 		sz := sizes[i]
@@ -395,6 +404,36 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 	}
 	state.Write(preScoreStateKey, s)
 	return nil
+}
+
+// domainsAmong counts the distinct domains of the nodes.
+func domainsAmong(c *framework.DomainCounts, nodes []*framework.NodeInfo) int {
+	if c.NumDomains() > 0 {
+		seen := make([]bool, c.NumDomains())
+		n := 0
+		for _, ni := range nodes {
+			if id, ok := c.DomainOf(ni); ok && id >= 0 {
+				if !seen[id] {
+					seen[id] = true
+					n++
+				}
+				continue
+			}
+			return domainsByLabel(c.Key, nodes)
+		}
+		return n
+	}
+	return domainsByLabel(c.Key, nodes)
+}
+
+func domainsByLabel(key string, nodes []*framework.NodeInfo) int {
+	seen := map[string]struct{}{}
+	for _, ni := range nodes {
+		if v, ok := ni.Node().Labels[key]; ok {
+			seen[v] = struct{}{}
+		}
+	}
+	return len(seen)
 }
 
 // Score implements framework.ScorePlugin: Σ over constraints whose key the
@@ -408,12 +447,11 @@ func (*PodTopologySpread) Score(state *framework.CycleState, _ *framework.PodInf
 	if _, ok := s.ignored[ni.Name()]; ok {
 		return 0, nil
 	}
-	nl := ni.Node().Labels
 	var score float64
 	for i := range s.cs {
 		c := &s.cs[i]
-		if v, ok := nl[c.TopologyKey]; ok {
-			score += ScoreForCount(int64(c.counts[v]), c.MaxSkew, c.weight)
+		if n, ok := c.counts.ForNode(ni); ok {
+			score += ScoreForCount(int64(n), c.MaxSkew, c.weight)
 		}
 	}
 	return int64(math.Round(score)), nil
