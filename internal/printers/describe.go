@@ -21,6 +21,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,7 +62,7 @@ type DescribeContext struct {
 func HasDescriber(k *kinds.Kind) bool {
 	switch k {
 	case kinds.Pod, kinds.Deployment, kinds.ReplicaSet, kinds.Service, kinds.Node,
-		kinds.EndpointSlice, kinds.HPA, kinds.Namespace:
+		kinds.EndpointSlice, kinds.HPA, kinds.Namespace, kinds.PDB:
 		return true
 	}
 	return false
@@ -91,6 +92,8 @@ func Describe(w io.Writer, obj kinds.Object, ctx DescribeContext) error {
 		d.hpa(o, eventsFor(o, ctx.Events, "HorizontalPodAutoscaler"))
 	case *corev1.Namespace:
 		d.namespace(o)
+	case *policyv1.PodDisruptionBudget:
+		d.pdb(o, eventsFor(o, ctx.Events, "PodDisruptionBudget"))
 	default:
 		d.generic(obj, eventsFor(obj, ctx.Events, kinds.Of(obj).Kind))
 	}
