@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -75,8 +76,7 @@ type Server struct {
 
 	scrapes int
 	last    sim.Tick
-	pods    []PodMetrics // sorted by namespace, name
-	podIdx  map[string]int
+	pods    []PodMetrics  // sorted by namespace, name
 	nodes   []NodeMetrics // sorted by name
 	idle    map[string]workload.Idle
 }
@@ -115,11 +115,15 @@ func (s *Server) Pods(namespace string) []PodMetrics {
 
 // Pod returns one pod's sample.
 func (s *Server) Pod(namespace, name string) (PodMetrics, bool) {
-	i, ok := s.podIdx[namespace+"/"+name]
-	if !ok {
-		return PodMetrics{}, false
+	// s.pods is in the store's key order: by namespace, then name.
+	i := sort.Search(len(s.pods), func(i int) bool {
+		p := &s.pods[i]
+		return p.Namespace > namespace || (p.Namespace == namespace && p.Name >= name)
+	})
+	if i < len(s.pods) && s.pods[i].Namespace == namespace && s.pods[i].Name == name {
+		return s.pods[i], true
 	}
-	return s.pods[i], true
+	return PodMetrics{}, false
 }
 
 // Nodes lists the nodes' samples, sorted by name.
@@ -145,13 +149,15 @@ func (s *Server) Scrape() {
 	now := s.loop.Now()
 	s.scrapes++
 	s.last = now
-	shares := s.demandShares()
+	all := s.store.List(kinds.Pod, "")
+	shares := s.demandShares(all)
 	prev := now - Resolution
 
-	s.pods = s.pods[:0]
-	s.podIdx = make(map[string]int, len(s.podIdx))
+	// A fresh slice: callers may hold the previous scrape's samples.
+	s.pods = make([]PodMetrics, 0, len(s.pods))
+	var backing []ContainerMetrics
 	nodeUse := map[string]*NodeMetrics{}
-	for _, o := range s.store.List(kinds.Pod, "") {
+	for _, o := range all {
 		p := o.(*corev1.Pod)
 		if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" {
 			continue
@@ -160,8 +166,11 @@ func (s *Server) Scrape() {
 			continue
 		}
 		sh := shares[p.Namespace+"/"+p.Name]
+		if cap(backing)-len(backing) < len(p.Spec.Containers) {
+			backing = make([]ContainerMetrics, 0, max(256, len(p.Spec.Containers)))
+		}
 		pm := PodMetrics{Namespace: p.Namespace, Name: p.Name, Timestamp: now, Window: Resolution,
-			Containers: make([]ContainerMetrics, 0, len(p.Spec.Containers))}
+			Containers: backing[len(backing) : len(backing) : len(backing)+len(p.Spec.Containers)]}
 		for i, c := range p.Spec.Containers {
 			idle := s.idleOf(c.Image)
 			var cpuShare, memShare int64
@@ -173,7 +182,7 @@ func (s *Server) Scrape() {
 				MemoryBytes: workload.Usage(idle.MemoryBytes, memShare, c.Resources.Limits.Memory().Value()),
 			})
 		}
-		s.podIdx[p.Namespace+"/"+p.Name] = len(s.pods)
+		backing = backing[:len(backing)+len(pm.Containers)]
 		s.pods = append(s.pods, pm)
 		n := nodeUse[p.Spec.NodeName]
 		if n == nil {
@@ -203,7 +212,7 @@ func (s *Server) Scrape() {
 // demandShares maps each pod of a loaded Deployment ("ns/name") to its
 // share: the Deployment's demand divided among its ready pods. Only ready
 // pods get a share, as only they are a Service's endpoints.
-func (s *Server) demandShares() map[string]share {
+func (s *Server) demandShares(all []store.Object) map[string]share {
 	out := map[string]share{}
 	for _, key := range s.loads.Keys() {
 		ns, name := splitKey(key)
@@ -229,12 +238,15 @@ func (s *Server) demandShares() map[string]share {
 	// Load generators: pods running a wget loop against a Service load the
 	// Service's ready endpoints.
 	gens := map[string]int{} // "ns/service" -> generators
-	for _, o := range s.store.List(kinds.Pod, "") {
+	for _, o := range all {
 		p := o.(*corev1.Pod)
 		if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
 			continue
 		}
 		for _, c := range p.Spec.Containers {
+			if !mentionsHTTP(c.Command) && !mentionsHTTP(c.Args) {
+				continue
+			}
 			host := workload.LoadTarget(append(append([]string(nil), c.Command...), c.Args...))
 			if host == "" {
 				continue
@@ -323,6 +335,15 @@ func podReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func mentionsHTTP(words []string) bool {
+	for _, w := range words {
+		if strings.Contains(w, "http://") {
+			return true
 		}
 	}
 	return false
