@@ -96,7 +96,11 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	if c.restarts > 0 {
 		msg += fmt.Sprintf(" (restart %d)", c.restarts)
 	}
-	seq := k.step(p, msg, whyStarted)
+	why := whyStarted
+	if c.spec.ReadinessProbe != nil {
+		why = whyStartedProbed
+	}
+	seq := k.step(p, msg, why)
 	k.event(seq, p.pod, corev1.EventTypeNormal, "Started", "Started container "+c.spec.Name)
 	c.startSeq = seq
 	if e, exited := proc.Exited(); exited && e.At <= now {

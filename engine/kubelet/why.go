@@ -23,6 +23,7 @@ const (
 	whyInvalidImage  = "The image reference cannot be parsed, so there is nothing to pull; only changing the pod's image fixes it."
 	whyCreated       = "The container runtime creates the container from the image: its filesystem, command, environment and limits."
 	whyStarted       = "Starting the container runs the image's process; without a readiness probe the kubelet counts it ready as soon as it runs."
+	whyStartedProbed = "Starting the container runs its process; with a readiness probe the kubelet counts it ready only once that probe passes."
 	whyStatus        = "The kubelet reports what it sees through the pod's status; the pod is Running once all its containers started, Ready once all are ready."
 	whyKilling       = "Deleting a pod asks its kubelet to stop it gracefully: the stop signal first, SIGKILL only if the process outlives the grace period."
 	whySIGKILL       = "A process that ignores its stop signal is killed when the grace period runs out, which is why such pods take 30 s to delete."
