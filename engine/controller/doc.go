@@ -71,6 +71,24 @@
 // disruption controller knows ReplicaSets and Deployments as scale
 // controllers (no StatefulSets, ReplicationControllers or custom scales).
 //
+// # The HorizontalPodAutoscaler controller
+//
+// hpa.go is kube-controller-manager's podautoscaler for autoscaling/v2
+// Resource metrics (Utilization and AverageValue), reading the
+// metrics-server of engine/metrics. Each HPA is synced every 15 s, the first
+// time 15 s after it appears (kube's HPA queue has a fixed 15 s rate limit).
+// hpa_calc.go holds the arithmetic as pure functions: the replica
+// calculator (0.1 tolerance, integer utilization, missing pods at 100% or
+// 0%, unready pods within the 5 m CPU initialization period or 30 s
+// readiness delay), the default normalisation (5 m downscale
+// stabilization, scale-up at most max(2 × current, 4) per sync, min/max)
+// and behavior's stabilization windows and rate-limit policies. Every sync
+// that changes something records one Maintain trace event with the
+// arithmetic in words; HPAController.Explain returns the latest sync's
+// reasoning for `why hpa/X`. Only Deployments are scaled (anything else is
+// FailedGetScale, saying so); Pods, Object, External and ContainerResource
+// metrics are reported as not simulated.
+//
 // # Adding controllers
 //
 // A new controller (node lifecycle, HPA, PodDisruptionBudget, ...) is a

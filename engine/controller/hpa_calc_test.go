@@ -331,3 +331,28 @@ func TestStoreScaleEventReusesOutdatedSlots(t *testing.T) {
 		t.Fatalf("down events = %+v", st.Down)
 	}
 }
+
+func TestResourceReplicasMemory(t *testing.T) {
+	pods, _ := buildHPAPods([]hpaPod{settled("a", 0), settled("b", 0)})
+	for _, p := range pods {
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi")}
+	}
+	// 90Mi and 70Mi of 100Mi each: 80% against a 60% target → ceil(2 × 1.33) = 3.
+	samples := map[string]podMetric{
+		"a": {Timestamp: hpaNow, Window: 15 * sim.Second, Value: 90 << 20 * 1000},
+		"b": {Timestamp: hpaNow, Window: 15 * sim.Second, Value: 70 << 20 * 1000},
+	}
+	rc, err := resourceReplicas(2, 60, 0, corev1.ResourceMemory, pods, samples, hpaNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "2 pods at 80% of request (80Mi average) vs target 60% → desired ceil(2 × 1.33) = 3"; rc.Text != want || rc.Replicas != 3 {
+		t.Errorf("got %d: %q, want 3: %q", rc.Replicas, rc.Text, want)
+	}
+	// Memory samples are never ignored for readiness: only CPU has a
+	// start-up spike to hide.
+	pods[1].Status.Conditions[0].Status = corev1.ConditionFalse
+	if rc, _ := resourceReplicas(2, 60, 0, corev1.ResourceMemory, pods, samples, hpaNow); rc.Ready != 2 {
+		t.Errorf("an unready pod's memory sample was ignored: ready %d", rc.Ready)
+	}
+}
