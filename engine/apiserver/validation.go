@@ -169,6 +169,7 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+	errs = append(errs, validatePlacement(s, p)...)
 	if s.Overhead != nil {
 		errs = append(errs, validateResourceList(s.Overhead, p.Child("overhead"))...)
 	}
