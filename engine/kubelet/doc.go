@@ -24,20 +24,37 @@
 // caused by the step before it, back to the binding that placed the pod.
 // Lease renewals and unchanged status reports are counted, not traced.
 //
-// Simplifications, each stated where it is made: the kubelet retries a pull
-// the moment its back-off expires (the real one retries on its next pod sync,
-// 10 to 15 s jittered after an error); the node's lease renewal and status
-// loop share one 10 s timer; init containers, probes, restarts and resource
-// admission are not simulated yet (the Maintain issue adds probes and
-// restarts on top of this package).
+// After the start, containers live (the Maintain column): a container's
+// process is a workload.Process on virtual time, with its own timer for
+// the next thing it does by itself (a shell script waking, an exit, the
+// OOM killer, its health endpoint turning). When it exits the kubelet
+// restarts it as restartPolicy says, behind the crash-loop back-off of
+// doBackOff (10 s doubling to 300 s, first restart at once, reset when an
+// exit comes more than 600 s after the back-off's last update), showing
+// Waiting CrashLoopBackOff with the kubelet's message, lastState and
+// restartCount, and ending the pod Succeeded or Failed under OnFailure and
+// Never. Liveness, readiness and startup probes run as the prober's
+// workers do (probes.go): on a grid of periodSeconds from when the pod was
+// taken on, after initialDelaySeconds, with success and failure thresholds,
+// the startup probe gating the others; a liveness or startup failure kills
+// the container with the grace period and restarts it, a readiness failure
+// flips the container's ready flag and the pod's Ready condition and never
+// restarts. Probes that keep succeeding run no timer; only transitions are
+// traced (a probe starting to fail, a threshold reached, a kill, a
+// restart, a readiness flip), each caused by the step before it, back to
+// the container's start or to the learner's kill, break or heal
+// (faults.go), so `why` can explain a restart.
 //
-// Where the Maintain issue plugs in: a container's life is ctr.stage
-// (waiting, creating, starting, running, stopping, exited) and a pod does
-// one slow step at a time (podState.op), so a crash is a running container
-// moving to exited and, by restartPolicy, back to waiting behind a crash
-// back-off like ctr.backoff; probes are timers per running container that
-// set its readiness, which containerStatus and the Ready condition read; a
-// failed node is a Kubelet whose workOne and heartbeat stop (failure.go:
-// `node fail` and `node recover`); what a process does comes from
-// workload.Behavior.
+// A failed node is a Kubelet whose workOne and heartbeat stop (failure.go:
+// `node fail` and `node recover`); its probes fire into nothing and its
+// restarts wait until it recovers and resyncs its pods.
+//
+// Simplifications, each stated where it is made: the kubelet retries a pull
+// the moment its back-off expires, and restarts a crashed container the
+// moment its crash back-off expires (the real one does both on its next
+// pod sync, 10 to 15 s jittered after an error, so real gaps are a little
+// longer); the node's lease renewal and status loop share one 10 s timer;
+// the BackOff event is recorded once per back-off window rather than at
+// every sync inside it; a probe's own duration takes no virtual time; init
+// containers and resource admission are not simulated yet.
 package kubelet

@@ -33,7 +33,7 @@ import (
 //	pod NAME image=I[,I2] [node=N] [policy=P] [grace=S] [command=C]
 //	bind POD NODE                   bind as the scheduler would
 //	delete POD [grace=S]
-//	push IMAGE size=BYTES [startup=D]   add an image to the registry
+//	push IMAGE size=BYTES [startup=D] [memory=BYTES] [leak=BYTES_PER_S] [ports=P,...]   add an image to the registry
 //	apply                           create the objects of the YAML input through the API server (defaults, validation)
 //	kill POD [container=C] [code=N] | break POD KIND [container=C] | heal POD [KIND]
 //	restarts POD                    the container's restart count, state and lastState
@@ -118,6 +118,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		img := workload.Image{Repository: pos(0), SizeBytes: size}
 		if s := arg("startup"); s != "" {
 			img.StartupTime = dur(s)
+		}
+		if s := arg("memory"); s != "" {
+			img.Behavior.MemoryBytes, _ = strconv.ParseInt(s, 10, 64)
+		}
+		if s := arg("leak"); s != "" {
+			img.Behavior.MemoryGrowthBytesPerSecond, _ = strconv.ParseInt(s, 10, 64)
+		}
+		if s := arg("ports"); s != "" {
+			for _, p := range strings.Split(s, ",") {
+				n, _ := strconv.Atoi(p)
+				img.Ports = append(img.Ports, int32(n))
+			}
 		}
 		if _, err := h.images.Add(img); err != nil {
 			return err.Error() + "\n"

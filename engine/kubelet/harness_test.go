@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/component"
@@ -134,6 +135,7 @@ type podOpts struct {
 	images             []string
 	grace              *int64
 	command            []string
+	probes             bool // liveness and readiness httpGet / on port 80, every 10 s
 }
 
 func (h *harness) createPod(o podOpts) {
@@ -149,8 +151,15 @@ func (h *harness) createPod(o podOpts) {
 		if policy == "" {
 			policy = workload.DefaultPullPolicy(image)
 		}
-		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: name, Image: image, ImagePullPolicy: policy,
-			Command: o.command})
+		c := corev1.Container{Name: name, Image: image, ImagePullPolicy: policy, Command: o.command}
+		if o.probes {
+			probe := func() *corev1.Probe {
+				return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(80)}},
+					PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}
+			}
+			c.LivenessProbe, c.ReadinessProbe = probe(), probe()
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers, c)
 	}
 	line := fmt.Sprintf("create pod %s", o.name)
 	h.must(h.api.Create(h.command(line), pod))
