@@ -4,7 +4,13 @@
 // informers: unbound pods that ask for default-scheduler and are not being
 // deleted enter the scheduling queue; bound pods and nodes feed its own
 // cache of NodeInfos (requested and non-zero requested resources, pod
-// counts, images), so an attempt never lists pods. Each Work call takes one
+// counts, images), so an attempt never lists pods. For InterPodAffinity and
+// PodTopologySpread the cache also keeps, per label query a plugin has asked
+// (selector, namespaces, topology key), the matching pods per topology
+// domain, and the distinct affinity terms of bound pods with their own
+// per-domain counts, updated as pods come and go (topology.go): a plugin's
+// PreFilter reads them instead of scanning every pod, and its Filter reads a
+// count by domain number (two slice reads per node). Each Work call takes one
 // pod from the queue and runs one scheduling cycle with the default profile
 // (see DefaultPlugins): PreFilter, Filter over the nodes in node-tree order
 // from a rotating start until percentageOfNodesToScore feasible nodes are
@@ -24,7 +30,9 @@
 // The trace shows each attempt in the Schedule column with its cause.
 //
 // Simplifications, said here and in the code: no preemption victims are
-// chosen (every pod has priority 0 until PriorityClasses arrive); volume,
+// chosen (PriorityClasses are not served, so pods carry spec.priority only
+// when set by hand; the FailedScheduling message still says, per node,
+// whether preemption could help); volume,
 // port and DRA plugins are not modelled; binding is synchronous; a pod
 // leaves the backoffQ exactly when its backoff ends.
 package scheduler
