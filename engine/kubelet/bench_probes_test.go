@@ -80,3 +80,23 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkProbeRun is one run of a probe worker that has to probe (an
+// httpGet liveness probe of a running nginx): what every probe would cost
+// if kubeloop ran them all, as the real kubelet does, instead of only
+// those whose answer can change.
+func BenchmarkProbeRun(b *testing.B) {
+	h := probedCluster(b, 1, 1)
+	k, _ := h.mgr.Kubelet("n1")
+	var pr *prober
+	for _, p := range k.pods {
+		pr = p.ctrs[0].probes[liveness]
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pr.lastAt = -1
+		pr.fire()
+		pr.stop()
+	}
+}
