@@ -55,10 +55,10 @@ type HPADecision struct {
 // metrics-server, computes the desired replicas and writes them through
 // the target's scale.
 //
-// Supported: Resource metrics (cpu, memory) with Utilization or
-// AverageValue targets, on Deployments. Pods, Object, External and
-// ContainerResource metrics are reported as unsupported (ScalingActive
-// False), not silently ignored.
+// Supported: Resource and ContainerResource metrics (cpu, memory) with
+// Utilization or AverageValue targets, on Deployments. Pods, Object and
+// External metrics are reported as not simulated (ScalingActive False),
+// not silently ignored.
 type HPAController struct {
 	worker
 	metrics *metrics.Server
@@ -376,6 +376,9 @@ func (c *HPAController) computeReplicasForMetrics(s *hpaSync, dep *appsv1.Deploy
 				if spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil {
 					invalidErr = fmt.Sprintf("failed to get %s resource metric value: %v", spec.Resource.Name, err)
 				}
+				if spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil {
+					invalidErr = fmt.Sprintf("failed to get %s container metric value: %v", spec.ContainerResource.Container, err)
+				}
 				invalidCond = &hpaWarning{reason, err.Error()}
 			}
 			invalid++
@@ -404,20 +407,40 @@ func (c *HPAController) computeReplicasForMetrics(s *hpaSync, dep *appsv1.Deploy
 // its own warning event (FailedGetResourceMetric, ...) and returns the
 // ScalingActive reason and the error.
 func (c *HPAController) computeReplicasForMetric(s *hpaSync, spec autoscalingv2.MetricSpec, sel labels.Selector, current int32) (int32, string, autoscalingv2.MetricStatus, string, error) {
-	if spec.Type != autoscalingv2.ResourceMetricSourceType || spec.Resource == nil {
+	var res corev1.ResourceName
+	var t autoscalingv2.MetricTarget
+	container := ""
+	reason := "FailedGetResourceMetric"
+	switch {
+	case spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil:
+		res, t = spec.Resource.Name, spec.Resource.Target
+	case spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
+		res, t, container = spec.ContainerResource.Name, spec.ContainerResource.Target, spec.ContainerResource.Container
+		reason = "FailedGetContainerResourceMetric"
+	default:
 		reason := "Failed" + "Get" + string(spec.Type) + "Metric"
-		err := fmt.Errorf("%s metrics are not simulated by kubeloop (only Resource metrics are)", spec.Type)
+		err := fmt.Errorf("%s metrics are not simulated by kubeloop (only Resource and ContainerResource metrics are)", spec.Type)
 		s.warn = append(s.warn, hpaWarning{reason, err.Error()})
 		return 0, "", autoscalingv2.MetricStatus{}, reason, err
 	}
-	res := spec.Resource.Name
-	t := spec.Resource.Target
 	pods := c.podsOf(s.hpa.Namespace, sel)
 	fail := func(err error) (int32, string, autoscalingv2.MetricStatus, string, error) {
-		s.warn = append(s.warn, hpaWarning{"FailedGetResourceMetric", err.Error()})
-		return 0, "", autoscalingv2.MetricStatus{}, "FailedGetResourceMetric", err
+		s.warn = append(s.warn, hpaWarning{reason, err.Error()})
+		return 0, "", autoscalingv2.MetricStatus{}, reason, err
 	}
-	samples, err := c.samples(s.hpa.Namespace, sel, res)
+	status := func(v autoscalingv2.MetricValueStatus) autoscalingv2.MetricStatus {
+		if container != "" {
+			return autoscalingv2.MetricStatus{Type: autoscalingv2.ContainerResourceMetricSourceType,
+				ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{Name: res, Container: container, Current: v}}
+		}
+		return autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType,
+			Resource: &autoscalingv2.ResourceMetricStatus{Name: res, Current: v}}
+	}
+	kind := " resource"
+	if container != "" {
+		kind = " container resource"
+	}
+	samples, err := c.samples(s.hpa.Namespace, sel, res, container)
 	if err != nil {
 		if t.AverageValue != nil {
 			return fail(fmt.Errorf("failed to get %s usage: unable to get metrics for resource %s: %v", res, res, err))
@@ -425,29 +448,26 @@ func (c *HPAController) computeReplicasForMetric(s *hpaSync, spec autoscalingv2.
 		return fail(fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %v", res, res, err))
 	}
 	if t.AverageValue != nil {
-		rc, err := resourceReplicas(current, 0, t.AverageValue.MilliValue(), res, pods, samples, s.now)
+		rc, err := resourceReplicas(current, 0, t.AverageValue.MilliValue(), res, container, pods, samples, s.now)
 		if err != nil {
 			return fail(fmt.Errorf("failed to get %s usage: %v", res, err))
 		}
 		s.dec.Steps = append(s.dec.Steps, rc.Text)
-		st := autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
-			Name: res, Current: autoscalingv2.MetricValueStatus{AverageValue: resource.NewMilliQuantity(rc.Raw, resource.DecimalSI)}}}
-		return rc.Replicas, string(res) + " resource", st, "", nil
+		st := status(autoscalingv2.MetricValueStatus{AverageValue: resource.NewMilliQuantity(rc.Raw, resource.DecimalSI)})
+		return rc.Replicas, string(res) + kind, st, "", nil
 	}
 	if t.AverageUtilization == nil {
 		err := fmt.Errorf("invalid resource metric source: neither a utilization target nor a value target was set")
 		return fail(err)
 	}
-	rc, err := resourceReplicas(current, *t.AverageUtilization, 0, res, pods, samples, s.now)
+	rc, err := resourceReplicas(current, *t.AverageUtilization, 0, res, container, pods, samples, s.now)
 	if err != nil {
 		return fail(fmt.Errorf("failed to get %s utilization: %v", res, err))
 	}
 	s.dec.Steps = append(s.dec.Steps, rc.Text)
 	u := rc.Utilization
-	st := autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
-		Name: res, Current: autoscalingv2.MetricValueStatus{AverageUtilization: &u,
-			AverageValue: resource.NewMilliQuantity(rc.Raw, resource.DecimalSI)}}}
-	return rc.Replicas, string(res) + " resource utilization (percentage of request)", st, "", nil
+	st := status(autoscalingv2.MetricValueStatus{AverageUtilization: &u, AverageValue: resource.NewMilliQuantity(rc.Raw, resource.DecimalSI)})
+	return rc.Replicas, string(res) + kind + " utilization (percentage of request)", st, "", nil
 }
 
 // podsOf lists the pods the selector matches in a namespace.
@@ -465,7 +485,7 @@ func (c *HPAController) podsOf(ns string, sel labels.Selector) []*corev1.Pod {
 // samples asks the metrics-server for the matched pods' usage of a
 // resource (the resource metrics client's GetResourceMetric), in
 // milli-units.
-func (c *HPAController) samples(ns string, sel labels.Selector, res corev1.ResourceName) (map[string]podMetric, error) {
+func (c *HPAController) samples(ns string, sel labels.Selector, res corev1.ResourceName, container string) (map[string]podMetric, error) {
 	out := map[string]podMetric{}
 	if c.metrics != nil && c.metrics.Available() {
 		for _, p := range c.env.Store.List(kinds.Pod, ns) {
@@ -477,12 +497,22 @@ func (c *HPAController) samples(ns string, sel labels.Selector, res corev1.Resou
 				continue
 			}
 			var v int64
+			found := container == ""
 			for _, ct := range pm.Containers {
+				if container != "" {
+					if ct.Name != container {
+						continue
+					}
+					found = true
+				}
 				if res == corev1.ResourceCPU {
 					v += ct.CPUMilli
 				} else {
 					v += ct.MemoryBytes * 1000
 				}
+			}
+			if !found {
+				continue // kube's getContainerMetrics: the pod has no such container's sample
 			}
 			out[p.GetName()] = podMetric{Timestamp: pm.Timestamp, Window: pm.Window, Value: v}
 		}

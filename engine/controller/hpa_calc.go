@@ -100,7 +100,7 @@ func groupPods(pods []*corev1.Pod, metrics map[string]podMetric, resource corev1
 // podRequests sums each pod's requests of a resource over its containers
 // (and restartable init containers), in milli-units; a container without
 // one is an error worded as kube's calculateRequests words it.
-func podRequests(pods []*corev1.Pod, resource corev1.ResourceName) (map[string]int64, error) {
+func podRequests(pods []*corev1.Pod, resource corev1.ResourceName, container string) (map[string]int64, error) {
 	out := make(map[string]int64, len(pods))
 	for _, pod := range pods {
 		var sum int64
@@ -111,6 +111,9 @@ func podRequests(pods []*corev1.Pod, resource corev1.ResourceName) (map[string]i
 			}
 		}
 		for _, c := range cs {
+			if container != "" && c.Name != container {
+				continue
+			}
 			q, ok := c.Resources.Requests[resource]
 			if !ok {
 				return nil, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, pod.Name)
@@ -186,8 +189,10 @@ type replicaCalc struct {
 // resourceReplicas is ReplicaCalculator.GetResourceReplicas (target a
 // utilization percentage; rawTarget 0) and GetRawResourceReplicas (target
 // an average value in milli-units: rawTarget > 0), over samples and the
-// pods the HPA's selector matches.
-func resourceReplicas(current int32, target int32, rawTarget int64, resource corev1.ResourceName, pods []*corev1.Pod,
+// pods the HPA's selector matches. A container name limits requests to
+// that container (ContainerResource metrics); samples are then that
+// container's alone.
+func resourceReplicas(current int32, target int32, rawTarget int64, resource corev1.ResourceName, container string, pods []*corev1.Pod,
 	samples map[string]podMetric, now sim.Tick) (replicaCalc, error) {
 	var rc replicaCalc
 	if len(pods) == 0 {
@@ -205,7 +210,7 @@ func resourceReplicas(current int32, target int32, rawTarget int64, resource cor
 	var requests map[string]int64
 	if utilizationTarget {
 		var err error
-		if requests, err = podRequests(pods, resource); err != nil {
+		if requests, err = podRequests(pods, resource, container); err != nil {
 			return rc, err
 		}
 	}

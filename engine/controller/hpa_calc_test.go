@@ -135,7 +135,7 @@ func TestResourceReplicas(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pods, samples := buildHPAPods(tt.pods)
-			rc, err := resourceReplicas(tt.current, tt.target, 0, corev1.ResourceCPU, pods, samples, hpaNow)
+			rc, err := resourceReplicas(tt.current, tt.target, 0, corev1.ResourceCPU, "", pods, samples, hpaNow)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error = %v, want %q", err, tt.err)
@@ -162,7 +162,7 @@ func hpaMins(minutes int64) sim.Tick { return sim.Tick(minutes) * sim.Minute }
 
 func TestResourceReplicasAverageValue(t *testing.T) {
 	pods, samples := buildHPAPods([]hpaPod{settled("a", 300), settled("b", 300)})
-	rc, err := resourceReplicas(2, 0, 100, corev1.ResourceCPU, pods, samples, hpaNow)
+	rc, err := resourceReplicas(2, 0, 100, corev1.ResourceCPU, "", pods, samples, hpaNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestResourceReplicasAverageValue(t *testing.T) {
 	}
 	// A plain target needs no requests.
 	pods[0].Spec.Containers[0].Resources = corev1.ResourceRequirements{}
-	if _, err := resourceReplicas(2, 0, 100, corev1.ResourceCPU, pods, samples, hpaNow); err != nil {
+	if _, err := resourceReplicas(2, 0, 100, corev1.ResourceCPU, "", pods, samples, hpaNow); err != nil {
 		t.Errorf("AverageValue without requests: %v", err)
 	}
 }
@@ -342,7 +342,7 @@ func TestResourceReplicasMemory(t *testing.T) {
 		"a": {Timestamp: hpaNow, Window: 15 * sim.Second, Value: 90 << 20 * 1000},
 		"b": {Timestamp: hpaNow, Window: 15 * sim.Second, Value: 70 << 20 * 1000},
 	}
-	rc, err := resourceReplicas(2, 60, 0, corev1.ResourceMemory, pods, samples, hpaNow)
+	rc, err := resourceReplicas(2, 60, 0, corev1.ResourceMemory, "", pods, samples, hpaNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,20 @@ func TestResourceReplicasMemory(t *testing.T) {
 	// Memory samples are never ignored for readiness: only CPU has a
 	// start-up spike to hide.
 	pods[1].Status.Conditions[0].Status = corev1.ConditionFalse
-	if rc, _ := resourceReplicas(2, 60, 0, corev1.ResourceMemory, pods, samples, hpaNow); rc.Ready != 2 {
+	if rc, _ := resourceReplicas(2, 60, 0, corev1.ResourceMemory, "", pods, samples, hpaNow); rc.Ready != 2 {
 		t.Errorf("an unready pod's memory sample was ignored: ready %d", rc.Ready)
+	}
+}
+
+func TestPodRequestsContainer(t *testing.T) {
+	pods, _ := buildHPAPods([]hpaPod{settled("a", 0)})
+	pods[0].Spec.Containers = append(pods[0].Spec.Containers, corev1.Container{Name: "sidecar"})
+	if _, err := podRequests(pods, corev1.ResourceCPU, ""); err == nil ||
+		err.Error() != "missing request for cpu in container sidecar of Pod a" {
+		t.Errorf("whole pod: %v", err)
+	}
+	got, err := podRequests(pods, corev1.ResourceCPU, "api")
+	if err != nil || got["a"] != 200 {
+		t.Errorf("container api: %v %v", got, err)
 	}
 }
