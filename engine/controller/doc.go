@@ -74,7 +74,7 @@
 // # The HorizontalPodAutoscaler controller
 //
 // hpa.go is kube-controller-manager's podautoscaler for autoscaling/v2
-// Resource metrics (Utilization and AverageValue), reading the
+// Resource and ContainerResource metrics (Utilization and AverageValue), reading the
 // metrics-server of engine/metrics. Each HPA is synced every 15 s, the first
 // time 15 s after it appears (kube's HPA queue has a fixed 15 s rate limit).
 // hpa_calc.go holds the arithmetic as pure functions: the replica
@@ -86,8 +86,8 @@
 // that changes something records one Maintain trace event with the
 // arithmetic in words; HPAController.Explain returns the latest sync's
 // reasoning for `why hpa/X`. Only Deployments are scaled (anything else is
-// FailedGetScale, saying so); Pods, Object, External and ContainerResource
-// metrics are reported as not simulated.
+// FailedGetScale, saying so); ContainerResource metrics are supported, and
+// Pods, Object and External metrics are reported as not simulated.
 //
 // # Adding controllers
 //
