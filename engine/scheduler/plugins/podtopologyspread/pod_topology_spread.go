@@ -171,9 +171,10 @@ func countMatching(ni *framework.NodeInfo, c *Constraint) int {
 	return n
 }
 
-// slowCounts counts per domain node by node: nodes with every key that the
-// constraint's inclusion policies admit register their domain.
-func slowCounts(l framework.ClusterLister, pod *corev1.Pod, cs []Constraint, want func(i int, v string) bool) []map[string]int {
+// slowCounts counts per domain node by node: nodes with every key (with
+// requireAll; otherwise with the constraint's key) that the constraint's
+// inclusion policies admit register their domain.
+func slowCounts(l framework.ClusterLister, pod *corev1.Pod, cs []Constraint, requireAll bool, want func(i int, v string) bool) []map[string]int {
 	aff := nodeaffinity.GetRequiredNodeAffinity(pod)
 	out := make([]map[string]int, len(cs))
 	for i := range out {
@@ -181,14 +182,14 @@ func slowCounts(l framework.ClusterLister, pod *corev1.Pod, cs []Constraint, wan
 	}
 	for _, ni := range l.NodeInfos() {
 		node := ni.Node()
-		if !hasAllKeys(node.Labels, cs) {
+		if requireAll && !hasAllKeys(node.Labels, cs) {
 			continue
 		}
 		for i := range cs {
-			if !cs[i].nodeIncluded(pod, node, &aff) {
+			v, ok := node.Labels[cs[i].TopologyKey]
+			if !ok || !cs[i].nodeIncluded(pod, node, &aff) {
 				continue
 			}
-			v := node.Labels[cs[i].TopologyKey]
 			if want != nil && !want(i, v) {
 				continue
 			}
@@ -239,7 +240,7 @@ func (*PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.P
 			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts.ByValue, len(domains), cs[i].MinDomains)}
 		}
 	} else {
-		all := slowCounts(l, pod, cs, nil)
+		all := slowCounts(l, pod, cs, true, nil)
 		for i := range cs {
 			s.cs[i] = filterConstraint{Constraint: cs[i], counts: framework.NewDomainCounts(cs[i].TopologyKey, all[i]),
 				minMatch: minMatch(all[i], len(all[i]), cs[i].MinDomains)}
@@ -376,7 +377,9 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 			}
 			scored++
 			for i := range cs {
-				if v, ok := nl[cs[i].TopologyKey]; ok && cs[i].TopologyKey != corev1.LabelHostname {
+				// Without requireAll (system defaults) a node lacking the key
+				// still registers a domain, "", as kube's initPreScoreState does.
+				if v, ok := nl[cs[i].TopologyKey]; (ok || !requireAll) && cs[i].TopologyKey != corev1.LabelHostname {
 					if _, seen := values[i][v]; !seen {
 						values[i][v] = struct{}{}
 						sizes[i]++
@@ -384,7 +387,7 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 				}
 			}
 		}
-		all := slowCounts(l, pod, cs, func(i int, v string) bool {
+		all := slowCounts(l, pod, cs, requireAll, func(i int, v string) bool {
 			if cs[i].TopologyKey == corev1.LabelHostname {
 				return true
 			}

@@ -182,29 +182,41 @@ func TestScore(t *testing.T) {
 		pod       *corev1.Pod
 		def       labels.Selector
 		raw, norm []int64
+		zoneless  bool // add n5, without a zone
 	}{
-		{"no constraints, nobody selects it: skip", twoA, web("w", "").Obj(), nil, nil, nil},
+		{"no constraints, nobody selects it: skip", twoA, web("w", "").Obj(), nil, nil, nil, false},
 		// 3 zones: weight log(5) = 1.609; raw = round(cnt × 1.609 + 0): a 2 → 3, b 1 → 2, c 0.
 		// normalised 100 × (3 + 0 − s) / 3: a 0, b 33, c 100.
 		{"ScheduleAnyway by zone", twoA, web("w", "").Spread(1, zone, corev1.ScheduleAnyway, "app", "web").Obj(), nil,
-			[]int64{3, 2, 0, 3}, []int64{0, 33, 100, 0}},
+			[]int64{3, 2, 0, 3}, []int64{0, 33, 100, 0}, false},
 		// maxSkew 3 adds 2 to every raw score: 5 4 2 5; 100 × (5 + 2 − s) / 5: 40 60 100 40.
 		{"maxSkew waters the differences down", twoA, web("w", "").Spread(3, zone, corev1.ScheduleAnyway, "app", "web").Obj(), nil,
-			[]int64{5, 4, 2, 5}, []int64{40, 60, 100, 40}},
+			[]int64{5, 4, 2, 5}, []int64{40, 60, 100, 40}, false},
 		// 4 hosts: log(6) = 1.792; n1 1, n2 1, n3 0, n4 1 → 2 2 0 2.
 		{"ScheduleAnyway by hostname", twoA, web("w", "").Spread(1, host, corev1.ScheduleAnyway, "app", "web").Obj(), nil,
-			[]int64{2, 2, 0, 2}, []int64{0, 0, 100, 0}},
+			[]int64{2, 2, 0, 2}, []int64{0, 0, 100, 0}, false},
 		{"nothing placed yet: all 100", nil, web("w", "").Spread(1, zone, corev1.ScheduleAnyway, "app", "web").Obj(), nil,
-			[]int64{0, 0, 0, 0}, []int64{100, 100, 100, 100}},
+			[]int64{0, 0, 0, 0}, []int64{100, 100, 100, 100}, false},
 		// System defaults: hostname maxSkew 3 (log(6) = 1.792) plus zone maxSkew 5 (log(5) = 1.609):
 		// n1: 1×1.792+2 + 2×1.609+4 = 11.01 → 11; n2: 3.792 + 1.609+4 = 9.40 → 9; n3: 2 + 4 = 6; n4 = 11.
 		// normalised 100 × (11 + 6 − s) / 11: 54 72 100 54.
 		{"system defaults for a pod a Service selects", twoA, web("w", "").Obj(), labels.SelectorFromSet(labels.Set{"app": "web"}),
-			[]int64{11, 9, 6, 11}, []int64{54, 72, 100, 54}},
+			[]int64{11, 9, 6, 11}, []int64{54, 72, 100, 54}, false},
+		// System defaults do not require every key: zoneless n5 is scored by
+		// hostname alone, and its missing zone counts as a domain (""), so 5
+		// hosts weigh log(7) = 1.946 and 4 zones log(6) = 1.792:
+		// n1 1.946+2 + 2×1.792+4 = 11.53 → 12; n2 3.946 + 5.792 = 9.74 → 10;
+		// n3 2 + 4 = 6; n4 12; n5 0 + 2 = 2. Normalised 100 × (12 + 2 − s) / 12.
+		{"system defaults with a node without a zone", twoA, web("w", "").Obj(), labels.SelectorFromSet(labels.Set{"app": "web"}),
+			[]int64{12, 10, 6, 12, 2}, []int64{16, 33, 66, 16, 100}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := st.NewCluster(nodes(), tc.pods)
 			c.Default = tc.def
+			if tc.zoneless {
+				c = st.NewCluster(append(nodes(), st.MakeNode().Name("n5").Obj()), tc.pods)
+				c.Default = tc.def
+			}
 			raw, norm := scoreAll(t, c, tc.pod)
 			if !eq(raw, tc.raw) || !eq(norm, tc.norm) {
 				t.Errorf("raw %v norm %v; want %v %v", raw, norm, tc.raw, tc.norm)
