@@ -344,10 +344,6 @@ func Main(args []string, cfg repl.Config, stdin io.Reader, stdout, stderr io.Wri
 
 func checkMain(args []string, stdout, stderr io.Writer) int {
 	begin := time.Now()
-	type item struct {
-		l    *Lesson
-		fsys interface{}
-	}
 	var results []*Result
 	status := 0
 	if len(args) == 0 {

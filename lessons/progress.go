@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // Progress is what a learner has done: per lesson, the step they are on
@@ -90,12 +89,7 @@ func (ps *ProgressStore) Save(p *Progress) error {
 	if ps == nil || ps.Path == "" {
 		return nil
 	}
-	// Sorted keys: encoding/json sorts map keys, so the file is stable.
-	ids := make([]string, 0, len(p.Lessons))
-	for id := range p.Lessons {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	// encoding/json writes map keys sorted, so the file is stable.
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
