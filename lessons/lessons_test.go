@@ -175,3 +175,37 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceCheck: a step with a trace query passes when a matching event
+// happens after the step began, and not on events from before it.
+func TestTraceCheck(t *testing.T) {
+	src := `id: tiny
+title: Tiny
+steps:
+- title: Bind
+  text: make a pod that gets bound
+  trace: {component: scheduler, column: schedule, object: pod/, message: Bound}
+  explain: done
+- title: Kubelet
+  text: scale up
+  trace: {component: kubelet, message: started container}
+  explain: done
+solution:
+- create deployment web --image=nginx:1.27
+- scale deployment web --replicas=2
+- advance 10s
+`
+	l, err := Load(fstest.MapFS{"t.yaml": {Data: []byte(src)}}, "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(l)
+	if !r.OK() {
+		t.Fatalf("trace checks: %v", r.Problems)
+	}
+	// The kubelet step passed only with advance, not with the scale: the
+	// pods' containers start after the image pull.
+	if got := l.stepSolution(1); len(got) != 2 || got[1] != "advance 10s" {
+		t.Errorf("step 2 ran %q; want the scale and the advance", got)
+	}
+}
