@@ -225,8 +225,9 @@ func (c *ReplicaSetController) Reconcile(key string) (Result, error) {
 // matching orphans and releasing its pods that no longer match
 // (PodControllerRefManager.ClaimPods).
 func (c *ReplicaSetController) claimPods(rs *appsv1.ReplicaSet, sel labels.Selector) ([]*corev1.Pod, error) {
-	var out []*corev1.Pod
-	for _, o := range controlled(c.env.Store, kinds.Pod, rs) {
+	owned := controlled(c.env.Store, kinds.Pod, rs)
+	out := make([]*corev1.Pod, 0, len(owned))
+	for _, o := range owned {
 		p := o.(*corev1.Pod)
 		if !IsPodActive(p) {
 			continue

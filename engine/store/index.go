@@ -22,6 +22,7 @@ type index struct {
 type indexSet struct {
 	keys   map[string]struct{}
 	sorted []string // nil when stale
+	objs   []Object // the objects of sorted, kept current by updates
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -67,14 +68,13 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 				set.sorted = append(set.sorted, key)
 			}
 			sort.Strings(set.sorted)
+			b := s.bucket(k)
+			set.objs = make([]Object, len(set.sorted))
+			for i, key := range set.sorted {
+				set.objs[i] = b.objects[key]
+			}
 		}
-		keys := set.sorted
-		b := s.bucket(k)
-		out := make([]Object, len(keys))
-		for i, key := range keys {
-			out[i] = b.objects[key]
-		}
-		return out
+		return append([]Object(nil), set.objs...)
 	}
 	panic("store: no index " + name + " for " + k.Resource)
 }
@@ -103,7 +103,7 @@ func (ix *index) addValues(key string, values []string) {
 		}
 		if _, ok := set.keys[key]; !ok {
 			set.keys[key] = struct{}{}
-			set.sorted = nil
+			set.sorted, set.objs = nil, nil
 		}
 	}
 }
@@ -115,7 +115,7 @@ func (ix *index) removeValues(key string, values []string) {
 		if set := ix.byVal[v]; set != nil {
 			if _, ok := set.keys[key]; ok {
 				delete(set.keys, key)
-				set.sorted = nil
+				set.sorted, set.objs = nil, nil
 			}
 			if len(set.keys) == 0 {
 				delete(ix.byVal, v)
@@ -129,6 +129,13 @@ func (ix *index) removeValues(key string, values []string) {
 func (ix *index) update(key string, old, obj Object) {
 	was, is := ix.fn(old), ix.fn(obj)
 	if sameValues(was, is) {
+		for _, v := range is {
+			if set := ix.byVal[v]; set != nil && set.sorted != nil {
+				if i := sort.SearchStrings(set.sorted, key); i < len(set.sorted) && set.sorted[i] == key {
+					set.objs[i] = obj
+				}
+			}
+		}
 		return
 	}
 	ix.removeValues(key, was)

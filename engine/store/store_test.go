@@ -110,6 +110,29 @@ func TestIndexFollowsUpdatesAndDeletes(t *testing.T) {
 	}
 }
 
+// ByIndex keeps each value's objects between calls: an update that leaves
+// the value alone must still hand out the new version, in key order.
+func TestIndexHandsOutLatestVersions(t *testing.T) {
+	s := New()
+	s.AddIndex(kinds.Pod, "node", func(o Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
+	for _, name := range []string{"c", "a", "b"} {
+		s.Create(pod("default", name, "n1"), 0)
+	}
+	_ = s.ByIndex(kinds.Pod, "node", "n1") // builds the sorted cache
+	cur, _ := s.Get(kinds.Pod, "default", "b")
+	upd := cur.DeepCopyObject().(*corev1.Pod)
+	upd.Labels = map[string]string{"v": "2"}
+	s.Update(upd, 0)
+	got := s.ByIndex(kinds.Pod, "node", "n1")
+	if len(got) != 3 || got[0].GetName() != "a" || got[1] != Object(upd) || got[2].GetName() != "c" {
+		t.Fatalf("pods on n1 = %v; want a, the updated b, c", got)
+	}
+	got[0] = nil // the caller's slice: must not reach the index
+	if again := s.ByIndex(kinds.Pod, "node", "n1"); again[0] == nil {
+		t.Error("ByIndex returned the index's own slice")
+	}
+}
+
 func TestUpdateWithStoredObjectPanics(t *testing.T) {
 	s := New()
 	s.Create(pod("default", "a", ""), 0)
