@@ -165,7 +165,7 @@ func TestComplete(t *testing.T) {
 		{"advance ", durations},
 		{"reset --n", []string{"--nodes"}},
 		{"help adv", []string{"advance"}},
-		{"node ", []string{"add"}},
+		{"node ", []string{"add", "fail", "recover"}},
 		{"until x --timeout ", []string{"10m", "1m", "2m", "30s", "5m"}},
 		{"nosuch ", nil},
 	}
