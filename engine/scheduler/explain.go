@@ -278,26 +278,43 @@ func (d *Decision) describe() string {
 	if len(d.Nodes) == 0 {
 		return b.String()
 	}
+	// Plugins with nothing to check for this pod (no node selector, no
+	// affinity terms...) are named once instead of filling a column with
+	// "skip": the tables stay narrow enough to read in a terminal.
+	var skipped []string
+	filters := make([]int, 0, len(d.Filters))
+	for i, name := range d.Filters {
+		if d.SkipFilters[i] {
+			skipped = append(skipped, name)
+			continue
+		}
+		filters = append(filters, i)
+	}
 	b.WriteString("  filters, in the order they run (a node stops at the first that rejects it):\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "    NODE\t%s\n", strings.Join(d.Filters, "\t"))
+	header := make([]string, len(filters))
+	for j, i := range filters {
+		header[j] = d.Filters[i]
+	}
+	fmt.Fprintf(tw, "    NODE\t%s\n", strings.Join(header, "\t"))
 	for _, r := range d.Nodes {
-		cells := make([]string, len(d.Filters))
-		for i := range cells {
+		cells := make([]string, len(filters))
+		for j, i := range filters {
 			switch {
-			case d.SkipFilters[i]:
-				cells[i] = "skip"
 			case r.Filter < 0 || i < int(r.Filter):
-				cells[i] = "pass"
+				cells[j] = "pass"
 			case i == int(r.Filter):
-				cells[i] = r.Status.Message()
+				cells[j] = r.Status.Message()
 			default:
-				cells[i] = "-"
+				cells[j] = "-"
 			}
 		}
 		fmt.Fprintf(tw, "    %s\t%s\n", r.Node, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "    skipped, nothing in this pod for them to check: %s\n", strings.Join(skipped, ", "))
+	}
 	if d.Scored == 0 {
 		if d.Node != "" {
 			b.WriteString("  one feasible node: taken without scoring, as kube-scheduler does\n")
@@ -306,23 +323,27 @@ func (d *Decision) describe() string {
 	}
 	b.WriteString("  scores (raw → normalised ×weight):\n")
 	tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	names := make([]string, len(d.Scorers))
-	for i, s := range d.Scorers {
-		names[i] = s.Name
+	skipped = skipped[:0]
+	var names []string
+	for _, s := range d.Scorers {
+		if s.Skipped {
+			skipped = append(skipped, s.Name)
+			continue
+		}
+		names = append(names, s.Name)
 	}
 	fmt.Fprintf(tw, "    NODE\t%s\tTOTAL\t\n", strings.Join(names, "\t"))
 	for _, r := range d.Nodes {
 		if !r.Scored {
 			continue
 		}
-		cells := make([]string, len(d.Scorers))
+		cells := make([]string, 0, len(names))
 		var total int64
 		for i, s := range d.Scorers {
 			if s.Skipped {
-				cells[i] = "skip"
 				continue
 			}
-			cells[i] = strconv.Itoa(int(r.Raw[i])) + " → " + strconv.Itoa(int(r.Score[i])) + " ×" + strconv.FormatInt(s.Weight, 10)
+			cells = append(cells, strconv.Itoa(int(r.Raw[i]))+" → "+strconv.Itoa(int(r.Score[i]))+" ×"+strconv.FormatInt(s.Weight, 10))
 			total += int64(r.Score[i]) * s.Weight
 		}
 		mark := ""
@@ -332,5 +353,8 @@ func (d *Decision) describe() string {
 		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\n", r.Node, strings.Join(cells, "\t"), total, mark)
 	}
 	tw.Flush()
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "    not scored for this pod: %s\n", strings.Join(skipped, ", "))
+	}
 	return b.String()
 }
