@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine"
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/workload"
 	"github.com/kubeloop/kubeloop/internal/printers"
 )
 
@@ -64,6 +65,9 @@ func (c Config) seed() uint64 {
 type Session struct {
 	// Eng is the cluster; reset and seed replace it.
 	Eng *engine.Engine
+	// pushed are the images the learner pushed (images push), kept across
+	// reset as a registry outside the cluster would keep them.
+	pushed []workload.Image
 	// Out receives command output.
 	Out io.Writer
 	// Err receives errors and diagnostics.
@@ -114,6 +118,13 @@ func NewSession(out, errOut io.Writer, cfg Config) *Session {
 func (s *Session) Reset(seed uint64, nodes []engine.NodeConfig) {
 	s.nodes = nodes
 	s.Eng = engine.New(engine.Config{Seed: seed, Nodes: nodes})
+	// The registry is outside the cluster: what the learner pushed is
+	// still there after a reset.
+	for _, img := range s.pushed {
+		if _, err := s.Eng.Images.Add(img); err != nil {
+			panic("repl: re-pushing " + img.Repository + ": " + err.Error())
+		}
+	}
 	s.actor = nil
 	s.jsonCache = printers.JSONCache{}
 	s.sumRev = s.Eng.Store.Rev()
