@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -29,17 +31,92 @@ const maxCountIndexes = 512
 // A change of any node's labels (or a node coming or going) drops it all;
 // it is rebuilt lazily from the pods on the next question.
 type topoIndex struct {
-	c       *cache
-	valid   bool
-	counts  map[string]*countIndex
-	terms   map[string]*framework.ExistingTerm
-	termLst []*framework.ExistingTerm // sorted by key, nil when stale
-	domains map[string]*domainIndex
+	c      *cache
+	valid  bool
+	counts map[string]*countIndex
+	// byAnchor files each count query under a label pair that every pod it
+	// counts must carry (its anchor, from an equality requirement); a pod
+	// change is then checked only against the queries anchored on its own
+	// labels, and a new query is built from the pods with its anchor (from
+	// byLabel) instead of a scan of every pod. Queries without an anchor
+	// (only Exists/NotIn requirements) are in unanchored.
+	byAnchor   map[string][]*countIndex
+	unanchored []*countIndex
+	byLabel    map[string]map[types.UID]struct{} // "key=value" -> bound pods with that label
+	terms      map[string]*framework.ExistingTerm
+	termLst    []*framework.ExistingTerm // sorted by key, nil when stale
+	domains    map[string]*domainIndex
 }
 
 type countIndex struct {
 	q  framework.CountQuery
 	dc *framework.DomainCounts
+}
+
+// anchorOf is a label pair every pod matching q carries ("app=web"), from
+// the first equality requirement of its terms' selectors; "" if none.
+func anchorOf(q *framework.CountQuery) string {
+	for i := range q.Terms {
+		if q.Terms[i].Selector == nil {
+			continue
+		}
+		reqs, _ := q.Terms[i].Selector.Requirements()
+		for _, r := range reqs {
+			switch op := r.Operator(); {
+			case op == selection.Equals || op == selection.DoubleEquals || op == selection.In && r.Values().Len() == 1:
+				return r.Key() + "=" + r.Values().List()[0]
+			}
+		}
+	}
+	return ""
+}
+
+// resetCounts forgets every count query.
+func (t *topoIndex) resetCounts() {
+	t.counts = map[string]*countIndex{}
+	t.byAnchor = map[string][]*countIndex{}
+	t.unanchored = nil
+}
+
+// labelPods files (d=1) or unfiles (d=-1) a bound pod under its labels.
+func (t *topoIndex) labelPods(p *corev1.Pod, d int) {
+	for k, v := range p.Labels {
+		pair := k + "=" + v
+		set := t.byLabel[pair]
+		if d > 0 {
+			if set == nil {
+				set = map[types.UID]struct{}{}
+				t.byLabel[pair] = set
+			}
+			set[p.UID] = struct{}{}
+			continue
+		}
+		delete(set, p.UID)
+		if len(set) == 0 {
+			delete(t.byLabel, pair)
+		}
+	}
+}
+
+// countChange applies one pod's arrival (d=1) or departure (d=-1) on a
+// node to the count queries that can count it.
+func (t *topoIndex) countChange(p *corev1.Pod, ni *framework.NodeInfo, d int) {
+	apply := func(ci *countIndex) {
+		if !ci.q.Matches(p) {
+			return
+		}
+		if v, id, ok := t.valueOf(ni, ci.q.TopologyKey); ok {
+			ci.dc.Add(id, v, d)
+		}
+	}
+	for k, v := range p.Labels {
+		for _, ci := range t.byAnchor[k+"="+v] {
+			apply(ci)
+		}
+	}
+	for _, ci := range t.unanchored {
+		apply(ci)
+	}
 }
 
 // domainIndex numbers the values of one node label key.
@@ -59,6 +136,7 @@ func newTopoIndex(c *cache) *topoIndex {
 func (t *topoIndex) invalidate() {
 	t.valid = false
 	t.counts, t.terms, t.termLst, t.domains = nil, nil, nil, nil
+	t.byAnchor, t.unanchored, t.byLabel = nil, nil, nil
 }
 
 func (t *topoIndex) ensure() {
@@ -67,13 +145,15 @@ func (t *topoIndex) ensure() {
 	}
 	t.c.NodeInfos() // numbers the nodes
 	t.valid = true
-	t.counts = map[string]*countIndex{}
+	t.resetCounts()
 	t.terms = map[string]*framework.ExistingTerm{}
 	t.termLst = nil
 	t.domains = map[string]*domainIndex{}
+	t.byLabel = map[string]map[types.UID]struct{}{}
 	for _, ni := range t.c.NodeInfos() {
 		for _, pi := range ni.Pods {
 			t.addTerms(pi.Pod, ni, 1)
+			t.labelPods(pi.Pod, 1)
 		}
 	}
 }
@@ -126,22 +206,14 @@ func (t *topoIndex) podChanged(old, cur *corev1.Pod, ni *framework.NodeInfo) {
 	if old != nil && cur != nil && sameTopologyFacts(old, cur) {
 		return
 	}
-	for _, ci := range t.counts {
-		v, id, ok := t.valueOf(ni, ci.q.TopologyKey)
-		if !ok {
-			continue
-		}
-		if old != nil && ci.q.Matches(old) {
-			ci.dc.Add(id, v, -1)
-		}
-		if cur != nil && ci.q.Matches(cur) {
-			ci.dc.Add(id, v, 1)
-		}
-	}
 	if old != nil {
+		t.countChange(old, ni, -1)
+		t.labelPods(old, -1)
 		t.addTerms(old, ni, -1)
 	}
 	if cur != nil {
+		t.countChange(cur, ni, 1)
+		t.labelPods(cur, 1)
 		t.addTerms(cur, ni, 1)
 	}
 }
@@ -255,21 +327,37 @@ func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts 
 		return ci.dc
 	}
 	if len(t.counts) >= maxCountIndexes {
-		t.counts = map[string]*countIndex{}
+		t.resetCounts()
 	}
 	dom := t.domain(q.TopologyKey)
 	ci := &countIndex{q: *q, dc: framework.NewIndexedDomainCounts(q.TopologyKey, dom.ids, len(dom.values))}
 	ci.q.Terms = append([]framework.PodSelector(nil), q.Terms...)
-	for i, ni := range c.NodeInfos() {
-		id := dom.ids[i]
-		if id < 0 {
-			continue
+	count := func(p *corev1.Pod, ni *framework.NodeInfo) {
+		if ni.Index < 0 || ni.Node() == nil {
+			return
 		}
-		for _, pi := range ni.Pods {
-			if ci.q.Matches(pi.Pod) {
-				ci.dc.Add(id, dom.values[id], 1)
+		if id := dom.ids[ni.Index]; id >= 0 && ci.q.Matches(p) {
+			ci.dc.Add(id, dom.values[id], 1)
+		}
+	}
+	if anchor := anchorOf(&ci.q); anchor != "" {
+		// Only pods carrying the anchor can count: read those, not all.
+		// (Counting is a sum, so the set's order does not matter.)
+		for uid := range t.byLabel[anchor] {
+			if cp := t.c.pods[uid]; cp != nil {
+				if ni := t.c.nodes[cp.node]; ni != nil {
+					count(cp.info.Pod, ni)
+				}
 			}
 		}
+		t.byAnchor[anchor] = append(t.byAnchor[anchor], ci)
+	} else {
+		for _, ni := range t.c.NodeInfos() {
+			for _, pi := range ni.Pods {
+				count(pi.Pod, ni)
+			}
+		}
+		t.unanchored = append(t.unanchored, ci)
 	}
 	t.counts[q.Key] = ci
 	return ci.dc

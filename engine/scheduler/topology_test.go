@@ -40,6 +40,18 @@ func TestTopoIndexMatchesBruteForce(t *testing.T) {
 				}
 			}
 		}
+		// Selectors without an equality requirement have no anchor label:
+		// the cache checks them against every pod change.
+		for _, expr := range []string{"app in (web,db)", "app", "app!=cache", "!app"} {
+			sel, err := labels.Parse(expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
+				qs = append(qs, framework.CountQuery{Key: expr + key, TopologyKey: key,
+					Terms: []framework.PodSelector{{Namespaces: map[string]struct{}{"default": {}}, Selector: sel}}})
+			}
+		}
 		return qs
 	}()
 	pods := map[string]*corev1.Pod{}
@@ -59,9 +71,12 @@ func TestTopoIndexMatchesBruteForce(t *testing.T) {
 			c.AddPod(p)
 		case op < 6: // relabel or terminate
 			p := pick(r, pods).DeepCopy()
-			if r.Intn(2) == 0 {
+			switch r.Intn(3) {
+			case 0:
 				p.Labels = map[string]string{"app": apps[r.Intn(3)]}
-			} else {
+			case 1:
+				p.Labels = map[string]string{"tier": "x"} // leaves every app= anchor
+			default:
 				p = st.MakePod().Name(p.Name).Label("app", p.Labels["app"]).Node(p.Spec.NodeName).Terminating().Obj()
 			}
 			pods[p.Name] = p
