@@ -440,3 +440,30 @@ func (d dryRun) suffix() string {
 	}
 	return ""
 }
+
+// resourceTargets is what get and describe act on: the objects of the -f
+// manifests, or the KIND [NAME...] / KIND/NAME arguments (kubectl's
+// resource builder). verb names the command in kubectl's "You must
+// specify the type of resource to ..." message; allowAll accepts "all".
+func resourceTargets(s *Session, f *Flags, input, ns, verb string, allowAll bool) ([]resourceRef, error) {
+	if files := f.Strings("filename"); len(files) > 0 {
+		if len(f.Args) > 0 {
+			return nil, kerrorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well")
+		}
+		docs, err := readManifestTargets(s, files, f.Bool("recursive"), input, ns, f.Changed("namespace"))
+		if err != nil {
+			return nil, err
+		}
+		refs := make([]resourceRef, 0, len(docs))
+		for _, d := range docs {
+			refs = append(refs, resourceRef{kind: d.kind, names: []string{d.name}, slash: true, namespace: d.namespace})
+		}
+		return refs, nil
+	}
+	if len(f.Args) == 0 {
+		fmt.Fprintf(s.Err, "You must specify the type of resource to %s. Use \"api-resources\" for a complete list of supported resources.\n", verb)
+		fmt.Fprintln(s.Err)
+		return nil, usagef("Required resource not specified.")
+	}
+	return parseResources(f.Args, allowAll)
+}

@@ -59,27 +59,9 @@ func runDescribe(s *Session, args []string, input string) error {
 	}
 	ns := namespaceFlag(s, f)
 	allNS := f.Bool("all-namespaces")
-	var refs []resourceRef
-	if files := f.Strings("filename"); len(files) > 0 {
-		if len(f.Args) > 0 {
-			return kerrorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well")
-		}
-		docs, err := readManifestTargets(s, files, f.Bool("recursive"), input, ns, f.Changed("namespace"))
-		if err != nil {
-			return err
-		}
-		for _, d := range docs {
-			refs = append(refs, resourceRef{kind: d.kind, names: []string{d.name}, slash: true, namespace: d.namespace})
-		}
-	} else {
-		if len(f.Args) == 0 {
-			fmt.Fprintln(s.Err, `You must specify the type of resource to describe. Use "api-resources" for a complete list of supported resources.`)
-			fmt.Fprintln(s.Err)
-			return usagef("Required resource not specified.")
-		}
-		if refs, err = parseResources(f.Args, false); err != nil {
-			return err
-		}
+	refs, err := resourceTargets(s, f, input, ns, "describe", false)
+	if err != nil {
+		return err
 	}
 	named := false
 	for _, r := range refs {

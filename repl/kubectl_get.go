@@ -62,29 +62,9 @@ func runGet(s *Session, args []string, input string) error {
 	ns := namespaceFlag(s, f)
 	allNS := f.Bool("all-namespaces")
 
-	var refs []resourceRef
-	files := f.Strings("filename")
-	if len(files) > 0 {
-		if len(f.Args) > 0 {
-			return kerrorf("when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well")
-		}
-		docs, err := readManifestTargets(s, files, f.Bool("recursive"), input, ns, f.Changed("namespace"))
-		if err != nil {
-			return err
-		}
-		for _, d := range docs {
-			refs = append(refs, resourceRef{kind: d.kind, names: []string{d.name}, slash: true, namespace: d.namespace})
-		}
-	} else {
-		if len(f.Args) == 0 {
-			fmt.Fprintln(s.Err, `You must specify the type of resource to get. Use "api-resources" for a complete list of supported resources.`)
-			fmt.Fprintln(s.Err)
-			return usagef("Required resource not specified.")
-		}
-		refs, err = parseResources(f.Args, true)
-		if err != nil {
-			return err
-		}
+	refs, err := resourceTargets(s, f, input, ns, "get", true)
+	if err != nil {
+		return err
 	}
 	sel, err := parseSelector(f.String("selector"))
 	if err != nil {
