@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/component"
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -55,6 +57,11 @@ type ReplicaSetController struct {
 	specCause map[string]uint64
 	declaring map[string]int64
 	result    Result
+	// tallies are the ReplicaSets' pod counts kept from the watch (see
+	// tally), by ReplicaSet UID.
+	tallies map[types.UID]*tally
+	// observedRev is the revision of the latest event observed.
+	observedRev int64
 }
 
 var _ component.Reactor = (*ReplicaSetController)(nil)
@@ -63,7 +70,8 @@ var _ component.Reactor = (*ReplicaSetController)(nil)
 func NewReplicaSetController(env component.Env) *ReplicaSetController {
 	EnsureIndexes(env.Store)
 	c := &ReplicaSetController{worker: newWorker(ReplicaSetControllerName, env, ReplicaSetWorkers),
-		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{}}
+		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{},
+		tallies: map[types.UID]*tally{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -73,6 +81,7 @@ func NewReplicaSetController(env component.Env) *ReplicaSetController {
 // expectations), or, for an orphan pod, every ReplicaSet that could adopt
 // it.
 func (c *ReplicaSetController) Observe(ev store.Event) {
+	c.observedRev = ev.Rev
 	switch ev.Kind {
 	case kinds.ReplicaSet:
 		key := Key(ev.Object)
@@ -80,11 +89,14 @@ func (c *ReplicaSetController) Observe(ev store.Event) {
 			c.exp.Delete(key)
 			delete(c.specCause, key)
 			delete(c.declaring, key)
+			c.forgetTally(ev.Object.GetUID())
 		} else if ev.Old == nil || ev.Old.GetGeneration() != ev.Object.GetGeneration() {
 			c.specCause[key] = ev.Cause
+			c.forgetTally(ev.Object.GetUID())
 		}
 		c.queue.Add(key, ev.Cause)
 	case kinds.Pod:
+		c.observeTally(ev)
 		p := ev.Object.(*corev1.Pod)
 		switch ev.Type {
 		case store.Added:
@@ -196,20 +208,40 @@ func (c *ReplicaSetController) Reconcile(key string) (Result, error) {
 	}
 	rs := o.(*appsv1.ReplicaSet)
 	needsSync := c.exp.Satisfied(key)
-	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-	if err != nil {
-		return Result{}, nil // kube logs and drops an invalid selector
-	}
-	pods, err := c.claimPods(rs, sel)
-	if err != nil {
-		return Result{}, err
-	}
-	var manageErr error
-	if needsSync && rs.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(pods, rs)
-	}
 	now := c.now()
-	st := calculateReplicaSetStatus(rs, pods, manageErr, now)
+	var counts podCounts
+	var manageErr error
+	if t := c.tallyFor(rs); t != nil && (!needsSync || t.counts.replicas == replicas(rs.Spec.Replicas)) {
+		// Nothing to create, delete, adopt or release: the tally answers
+		// what a recount would.
+		counts = t.counts
+		if VerifyTallies {
+			c.verifyTally(rs, counts, now)
+		}
+		if needsSync {
+			delete(c.declaring, key) // what manageReplicas does when the count is right
+		}
+	} else {
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil {
+			return Result{}, nil // kube logs and drops an invalid selector
+		}
+		rev := c.env.Store.Rev()
+		pods, err := c.claimPods(rs, sel)
+		if err != nil {
+			return Result{}, err
+		}
+		if c.env.Store.Rev() == rev {
+			c.startTally(rs, sel, pods)
+		} else {
+			c.forgetTally(rs.UID) // claiming wrote: the watch has yet to show those writes
+		}
+		if needsSync && rs.DeletionTimestamp == nil {
+			manageErr = c.manageReplicas(pods, rs)
+		}
+		counts = countPods(rs, pods, now)
+	}
+	st := calculateReplicaSetStatus(rs, counts, manageErr, now)
 	updated, err := c.updateStatus(rs, st)
 	if err != nil {
 		return Result{}, err
@@ -225,20 +257,27 @@ func (c *ReplicaSetController) Reconcile(key string) (Result, error) {
 // matching orphans and releasing its pods that no longer match
 // (PodControllerRefManager.ClaimPods).
 func (c *ReplicaSetController) claimPods(rs *appsv1.ReplicaSet, sel labels.Selector) ([]*corev1.Pod, error) {
-	owned := controlled(c.env.Store, kinds.Pod, rs)
+	// The owner index is read in place (it is sorted by key, so the result
+	// is in name order); this loop runs for every pod of every ReplicaSet
+	// on every sync, the controller's hottest path in a large cluster.
+	owned := c.env.Store.ByIndexShared(kinds.Pod, IndexOwnerUID, string(rs.UID))
 	out := make([]*corev1.Pod, 0, len(owned))
+	match := newLabelMatcher(sel)
+	var release []*corev1.Pod
 	for _, o := range owned {
 		p := o.(*corev1.Pod)
-		if !IsPodActive(p) {
+		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != rs.UID || !IsPodActive(p) {
 			continue
 		}
-		if sel.Matches(labels.Set(p.Labels)) {
+		if match.matches(p.Labels) {
 			out = append(out, p)
 			continue
 		}
-		if rs.DeletionTimestamp != nil {
-			continue
+		if rs.DeletionTimestamp == nil {
+			release = append(release, p)
 		}
+	}
+	for _, p := range release {
 		if err := c.updatePodOwners(rs, p, false); err != nil && !apierrors.IsNotFound(err) {
 			return nil, err
 		}
@@ -246,6 +285,7 @@ func (c *ReplicaSetController) claimPods(rs *appsv1.ReplicaSet, sel labels.Selec
 	if rs.DeletionTimestamp != nil {
 		return out, nil
 	}
+	adopted := false
 	for _, o := range c.env.Store.ByIndex(kinds.Pod, IndexOrphan, rs.Namespace) {
 		p := o.(*corev1.Pod)
 		if !IsPodActive(p) || !sel.Matches(labels.Set(p.Labels)) {
@@ -257,11 +297,44 @@ func (c *ReplicaSetController) claimPods(rs *appsv1.ReplicaSet, sel labels.Selec
 			}
 			return nil, err
 		}
-		adopted, _ := c.env.Store.Lookup(kinds.Pod, p.Namespace, p.Name)
-		out = append(out, adopted.(*corev1.Pod))
+		now, _ := c.env.Store.Lookup(kinds.Pod, p.Namespace, p.Name)
+		out = append(out, now.(*corev1.Pod))
+		adopted = true
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if adopted {
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	}
 	return out, nil
+}
+
+// labelMatcher is sel.Matches(labels.Set(ls)) with a fast path for the
+// selector of one equality requirement (app=web), which is what almost
+// every ReplicaSet has: one map lookup per pod, no allocation.
+type labelMatcher struct {
+	sel      labels.Selector
+	key, val string
+	fast     bool
+}
+
+func newLabelMatcher(sel labels.Selector) labelMatcher {
+	m := labelMatcher{sel: sel}
+	if reqs, ok := sel.Requirements(); ok && len(reqs) == 1 {
+		r := &reqs[0]
+		if op := r.Operator(); op == selection.Equals || op == selection.DoubleEquals || op == selection.In {
+			if vals := r.ValuesUnsorted(); len(vals) == 1 {
+				m.key, m.val, m.fast = r.Key(), vals[0], true
+			}
+		}
+	}
+	return m
+}
+
+func (m *labelMatcher) matches(ls map[string]string) bool {
+	if m.fast {
+		v, ok := ls[m.key]
+		return ok && v == m.val
+	}
+	return m.sel.Matches(labels.Set(ls))
 }
 
 // updatePodOwners adopts (adds the controller reference) or releases
@@ -454,27 +527,45 @@ func (c *ReplicaSetController) relatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod 
 	return out
 }
 
-// calculateReplicaSetStatus counts the pods (replica_set_utils.go
-// calculateStatus) and sets or clears the ReplicaFailure condition.
-func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error, now metav1.Time) appsv1.ReplicaSetStatus {
-	st := *rs.Status.DeepCopy()
-	fully, ready, available := 0, 0, 0
-	tmpl := labels.SelectorFromSet(rs.Spec.Template.Labels)
+// countPods counts the pods as replica_set_utils.go calculateStatus does.
+func countPods(rs *appsv1.ReplicaSet, pods []*corev1.Pod, now metav1.Time) podCounts {
+	var c podCounts
 	for _, p := range pods {
-		if tmpl.Matches(labels.Set(p.Labels)) {
-			fully++
+		c.replicas++
+		if hasLabels(p.Labels, rs.Spec.Template.Labels) {
+			c.fullyLabeled++
 		}
 		if IsPodReady(p) {
-			ready++
+			c.ready++
 			if IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
-				available++
+				c.available++
 			}
 		}
 	}
+	return c
+}
+
+// verifyTally panics if a recount of rs's pods disagrees with its tally.
+func (c *ReplicaSetController) verifyTally(rs *appsv1.ReplicaSet, counts podCounts, now metav1.Time) {
+	match := newLabelMatcher(selectorOf(rs.Spec.Selector))
+	var want podCounts
+	for _, o := range c.env.Store.ByIndexShared(kinds.Pod, IndexOwnerUID, string(rs.UID)) {
+		want.add(countPod(rs, &match, o.(*corev1.Pod)), 1)
+	}
+	if want != counts {
+		panic(fmt.Sprintf("replicaset %s/%s: tally %+v, recount %+v", rs.Namespace, rs.Name, counts, want))
+	}
+}
+
+// calculateReplicaSetStatus is the status for the counted pods
+// (replica_set_utils.go calculateStatus), with the ReplicaFailure
+// condition set or cleared.
+func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, counts podCounts, manageErr error, now metav1.Time) appsv1.ReplicaSetStatus {
+	st := *rs.Status.DeepCopy()
 	failure := replicaSetCondition(rs.Status, appsv1.ReplicaSetReplicaFailure)
 	if manageErr != nil && failure == nil {
 		reason := ""
-		if diff := len(pods) - int(replicas(rs.Spec.Replicas)); diff < 0 {
+		if diff := int(counts.replicas) - int(replicas(rs.Spec.Replicas)); diff < 0 {
 			reason = "FailedCreate"
 		} else if diff > 0 {
 			reason = "FailedDelete"
@@ -490,11 +581,23 @@ func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manage
 		}
 		st.Conditions = keep
 	}
-	st.Replicas = int32(len(pods))
-	st.FullyLabeledReplicas = int32(fully)
-	st.ReadyReplicas = int32(ready)
-	st.AvailableReplicas = int32(available)
+	st.Replicas = counts.replicas
+	st.FullyLabeledReplicas = counts.fullyLabeled
+	st.ReadyReplicas = counts.ready
+	st.AvailableReplicas = counts.available
 	return st
+}
+
+// hasLabels reports whether ls carries every label of want: what
+// labels.SelectorFromSet(want).Matches(ls) answers, without building the
+// selector.
+func hasLabels(ls, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := ls[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 func replicaSetCondition(st appsv1.ReplicaSetStatus, t appsv1.ReplicaSetConditionType) *appsv1.ReplicaSetCondition {

@@ -63,20 +63,45 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 			return []Object{}
 		}
 		if set.sorted == nil {
-			set.sorted = make([]string, 0, len(set.keys))
-			for key := range set.keys {
-				set.sorted = append(set.sorted, key)
-			}
-			sort.Strings(set.sorted)
-			b := s.bucket(k)
-			set.objs = make([]Object, len(set.sorted))
-			for i, key := range set.sorted {
-				set.objs[i] = b.objects[key]
-			}
+			s.sortSet(k, set)
 		}
 		return append([]Object(nil), set.objs...)
 	}
 	panic("store: no index " + name + " for " + k.Resource)
+}
+
+// ByIndexShared is ByIndex without the copy: the slice is the index's own,
+// read-only, and valid until the next write to the store. It is for hot
+// loops that only read (a ReplicaSet's sync walks its pods many times a
+// second in a large cluster).
+func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
+	for _, ix := range s.indexes[k] {
+		if ix.name != name {
+			continue
+		}
+		set := ix.byVal[value]
+		if set == nil {
+			return nil
+		}
+		if set.sorted == nil {
+			s.sortSet(k, set)
+		}
+		return set.objs
+	}
+	panic("store: no index " + name + " for " + k.Resource)
+}
+
+func (s *Store) sortSet(k *kinds.Kind, set *indexSet) {
+	set.sorted = make([]string, 0, len(set.keys))
+	for key := range set.keys {
+		set.sorted = append(set.sorted, key)
+	}
+	sort.Strings(set.sorted)
+	b := s.bucket(k)
+	set.objs = make([]Object, len(set.sorted))
+	for i, key := range set.sorted {
+		set.objs[i] = b.objects[key]
+	}
 }
 
 // CountByIndex is len(ByIndex(...)) without building the slice.

@@ -71,6 +71,7 @@ func (e *ErrCompacted) Error() string {
 type bucket struct {
 	objects map[string]Object // key -> object
 	sorted  []string          // keys in order; nil when stale
+	rev     int64             // the revision of the latest write to the kind
 }
 
 // Store is an etcd-shaped, single-threaded object store.
@@ -146,6 +147,11 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	return out
 }
 
+// KindRev is the revision of the latest write to an object of kind k (0 if
+// none): a watcher that has seen events up to KindRev has seen every write
+// to the kind.
+func (s *Store) KindRev(k *kinds.Kind) int64 { return s.bucket(k).rev }
+
 // Count is the number of objects of kind k.
 func (s *Store) Count(k *kinds.Kind) int { return len(s.bucket(k).objects) }
 
@@ -162,6 +168,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	b.objects[key] = obj
 	b.sorted = nil
+	b.rev = s.rev
 	s.indexAdd(k, key, obj)
 	s.history = append(s.history, Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause})
 	return s.rev, nil
@@ -189,6 +196,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	b.objects[key] = obj
+	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
 	s.history = append(s.history, Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
 	return s.rev, nil
@@ -210,6 +218,7 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 	s.rev++
 	delete(b.objects, key)
 	b.sorted = nil
+	b.rev = s.rev
 	s.indexRemove(k, key, old)
 	s.history = append(s.history, Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: old, Old: old, Cause: cause})
 	return old, s.rev, nil

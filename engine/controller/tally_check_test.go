@@ -1,0 +1,5 @@
+package controller
+
+// Every test here also checks the ReplicaSet controller's running pod
+// tallies against a full recount after each sync that uses one.
+func init() { VerifyTallies = true }
