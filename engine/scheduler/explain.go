@@ -119,8 +119,8 @@ type nodeRec struct {
 
 // explainStore keeps the decisions of each pod and, in two rings shared by
 // all pods, the per-node records of recent attempts: one nodeRec per
-// evaluated node, and the raw and normalised scores (plugin-major) of the
-// scored ones. Writing a record never allocates; old records are simply
+// evaluated node, and the raw and normalised scores (plugin-major, plugins
+// that PreScore skipped left out) of the scored ones. Writing a record never allocates; old records are simply
 // overwritten, and a decision whose records were overwritten keeps its
 // summary only.
 type explainStore struct {
@@ -198,9 +198,14 @@ func (x *explainStore) explain(key string) []Decision {
 				}
 				nr := &d.Nodes[j]
 				nr.Scored = true
+				k := 0 // the scores of skipped plugins are not stored: they are 0
 				for p := range d.Scorers {
-					at := (d.scorePos + uint64(p*d.Scored+scored)) & mask
+					if d.Scorers[p].Skipped {
+						continue
+					}
+					at := (d.scorePos + uint64(k*d.Scored+scored)) & mask
 					nr.Raw[p], nr.Score[p] = x.raw[at], x.norm[at]
+					k++
 				}
 				scored++
 			}

@@ -170,10 +170,13 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 	sc := &s.scratch
 	feasible := sc.feasible[:0]
 	n := len(nodes)
-	start := s.nextStartNodeIndex % n
+	j := s.nextStartNodeIndex % n // nodes[j] is the (i+1)-th from the start
 	filterPos := &s.prof.filterPos
-	for i := 0; i < n && len(feasible) < toFind; i++ {
-		ni := nodes[(start+i)%n]
+	for i := 0; i < n && len(feasible) < toFind; i, j = i+1, j+1 {
+		if j == n {
+			j = 0
+		}
+		ni := nodes[j]
 		st, idx := s.fw.RunFilterPlugins(state, pi, ni)
 		rec, _ := s.explain.next()
 		if st == nil {
@@ -194,8 +197,11 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 func (s *Scheduler) recordScores(d *Decision) {
 	sc := &s.scratch
 	d.scorePos = s.explain.scoreHead
-	for p := range s.prof.scorers {
-		s.explain.putScores(sc.scores.Raw[p], sc.scores.Scores[p])
+	skip := sc.state.SkipScorePlugins
+	for p, e := range s.prof.scorers {
+		if !skip.Has(e.Index) { // a skipped plugin's scores are all 0: not stored
+			s.explain.putScores(sc.scores.Raw[p], sc.scores.Scores[p])
+		}
 	}
 	d.nScores = int(s.explain.scoreHead - d.scorePos)
 }

@@ -53,6 +53,14 @@ type CycleState struct {
 	// Cluster answers questions about the whole cluster (all nodes and
 	// pods), for plugins whose verdict on one node depends on others.
 	Cluster ClusterLister
+
+	// filters lists the filter plugins (positions in the framework's
+	// filter list) not skipped for filtersFor: made once per cycle, read
+	// for every node.
+	filters      [maxPlugins]uint8
+	nFilters     int
+	filtersFor   PluginSet
+	filtersReady bool
 }
 
 // ImageLister answers, for the whole cluster, which nodes report an image.
@@ -68,6 +76,7 @@ func NewCycleState() *CycleState { return &CycleState{} }
 func (c *CycleState) Reset() {
 	clear(c.data[:len(stateKeyNames)])
 	c.SkipFilterPlugins, c.SkipScorePlugins = 0, 0
+	c.filtersReady = false
 	c.NumAllNodes = 0
 	c.Images = nil
 	c.Cluster = nil

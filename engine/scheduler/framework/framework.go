@@ -191,18 +191,33 @@ func (f *Framework) RunPreFilterPlugins(state *CycleState, pod *PodInfo) (*PreFi
 // RunFilterPlugins runs the filters on one node, in profile order, and
 // stops at the first rejection (as kube does since 1.2x): it returns the
 // status and the profile index of the plugin that rejected, or nil and -1.
+// The filters a PreFilter skipped are left out once per cycle (the list
+// is kept in the CycleState), not checked again on every node.
 func (f *Framework) RunFilterPlugins(state *CycleState, pod *PodInfo, node *NodeInfo) (*Status, int) {
 	skip := state.SkipFilterPlugins
-	for i := range f.filter {
+	if !state.filtersReady || state.filtersFor != skip {
+		f.prepareFilters(state)
+	}
+	for _, i := range state.filters[:state.nFilters] {
 		e := &f.filter[i]
-		if skip != 0 && skip.Has(e.idx) {
-			continue
-		}
 		if s := e.p.Filter(state, pod, node); s != nil && s.code != Success {
 			return s, e.idx
 		}
 	}
 	return nil, -1
+}
+
+// prepareFilters lists, in the state, the filters not skipped this cycle.
+func (f *Framework) prepareFilters(state *CycleState) {
+	skip := state.SkipFilterPlugins
+	n := 0
+	for i := range f.filter {
+		if !skip.Has(f.filter[i].idx) {
+			state.filters[n] = uint8(i)
+			n++
+		}
+	}
+	state.nFilters, state.filtersFor, state.filtersReady = n, skip, true
 }
 
 // RunPostFilterPlugins runs the PostFilter plugins until one succeeds and
@@ -253,7 +268,9 @@ type Scores struct {
 
 // RunScorePlugins scores the feasible nodes with every score plugin not
 // skipped, normalises, checks the 0..100 range, and sums the weighted scores
-// into out.Totals.
+// into out.Totals. A skipped plugin's raw and normalised scores are zeros
+// (without node names: nothing normalises them); a plugin without
+// NormalizeScore is checked and summed in the pass that scores it.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Scores) < len(f.score) {
@@ -262,6 +279,7 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 	}
 	out.Totals = resize(out.Totals, n)
 	clear(out.Totals)
+	totals := out.Totals
 	for pi := range f.score {
 		e := &f.score[pi]
 		scores := out.Scores[pi]
@@ -273,9 +291,23 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
 		if state.SkipScorePlugins.Has(e.Index) {
-			for i := range scores {
-				scores[i] = NodeScore{Name: nodes[i].Name()}
-				raw[i] = 0
+			clear(scores)
+			clear(raw)
+			continue
+		}
+		w := e.Weight
+		if e.ext == nil {
+			for i, node := range nodes {
+				s, st := e.Plugin.Score(state, pod, node)
+				if st != nil && st.code != Success {
+					return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+				}
+				scores[i] = NodeScore{Name: node.name, Score: s}
+				raw[i] = s
+				if s > MaxNodeScore || s < MinNodeScore {
+					return invalidScore(e.Plugin, s)
+				}
+				totals[i] += s * w
 			}
 			continue
 		}
@@ -284,26 +316,26 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			if st != nil && st.code != Success {
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
-			scores[i] = NodeScore{Name: node.Name(), Score: s}
+			scores[i] = NodeScore{Name: node.name, Score: s}
 			raw[i] = s
 		}
-		if e.ext != nil {
-			if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
-				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
-			}
+		if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 		}
-		w := e.Weight
-		totals := out.Totals[:len(scores)]
 		for i := range scores {
 			s := scores[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
-				return NewStatus(Error, fmt.Sprintf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
-					e.Plugin.Name(), s, MinNodeScore, MaxNodeScore))
+				return invalidScore(e.Plugin, s)
 			}
 			totals[i] += s * w
 		}
 	}
 	return nil
+}
+
+func invalidScore(p ScorePlugin, s int64) *Status {
+	return NewStatus(Error, fmt.Sprintf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+		p.Name(), s, MinNodeScore, MaxNodeScore))
 }
 
 func resize(s []int64, n int) []int64 {
