@@ -258,6 +258,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 type nodeTree struct {
 	zones  []string
 	byZone map[string][]string
+	in     map[string]struct{} // the names in the tree: adding is O(1), not a scan of the zone
 	n      int
 }
 
@@ -277,15 +278,17 @@ func zoneKey(n *corev1.Node) string {
 }
 
 func (t *nodeTree) add(n *corev1.Node) {
+	if _, ok := t.in[n.Name]; ok {
+		return
+	}
+	if t.in == nil {
+		t.in = map[string]struct{}{}
+	}
+	t.in[n.Name] = struct{}{}
 	z := zoneKey(n)
 	names, ok := t.byZone[z]
 	if !ok {
 		t.zones = append(t.zones, z)
-	}
-	for _, x := range names {
-		if x == n.Name {
-			return
-		}
 	}
 	t.byZone[z] = append(names, n.Name)
 	t.n++
@@ -299,6 +302,7 @@ func (t *nodeTree) remove(n *corev1.Node) {
 			continue
 		}
 		names = append(names[:i], names[i+1:]...)
+		delete(t.in, n.Name)
 		t.n--
 		if len(names) > 0 {
 			t.byZone[z] = names
