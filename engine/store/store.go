@@ -79,8 +79,77 @@ type Store struct {
 	rev        int64
 	compactRev int64
 	buckets    map[*kinds.Kind]*bucket
-	history    []Event // events with Rev > compactRev, in revision order
+	history    history // events with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
+}
+
+// historyChunk is how many events one block of history holds.
+const historyChunk = 4096
+
+// history is the write log, kept in fixed-size blocks so that appending
+// never copies what it holds and compaction drops whole blocks. Every write
+// appends exactly one event, so revisions in it are consecutive and an
+// event is found by arithmetic, not search.
+type history struct {
+	blocks [][]Event // the last block may be partly filled
+	head   int       // index in blocks[0] of the oldest kept event
+	n      int       // number of kept events
+}
+
+func (h *history) append(ev Event) {
+	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
+		h.blocks = append(h.blocks, make([]Event, 0, historyChunk))
+	}
+	last := &h.blocks[len(h.blocks)-1]
+	*last = append(*last, ev)
+	h.n++
+}
+
+// at returns the i-th kept event.
+func (h *history) at(i int) *Event {
+	i += h.head
+	return &h.blocks[i/historyChunk][i%historyChunk]
+}
+
+// since returns the kept events from the i-th on. Within one block it is a
+// view of the block; across blocks, a copy.
+func (h *history) since(i int) []Event {
+	if i >= h.n {
+		return nil
+	}
+	j := i + h.head
+	b, off := j/historyChunk, j%historyChunk
+	if b == len(h.blocks)-1 {
+		return h.blocks[b][off:len(h.blocks[b]):len(h.blocks[b])]
+	}
+	out := make([]Event, 0, h.n-i)
+	out = append(out, h.blocks[b][off:]...)
+	for _, blk := range h.blocks[b+1:] {
+		out = append(out, blk...)
+	}
+	return out
+}
+
+// drop discards the oldest k kept events.
+func (h *history) drop(k int) {
+	if k <= 0 {
+		return
+	}
+	h.n -= k
+	h.head += k
+	full := h.head / historyChunk
+	if full > 0 {
+		for i := range h.blocks[:full] {
+			h.blocks[i] = nil
+		}
+		h.blocks = append([][]Event(nil), h.blocks[full:]...)
+		h.head -= full * historyChunk
+	}
+	// Events before head in the first block are no longer reachable
+	// through the API; clear them so that they do not keep old objects.
+	if len(h.blocks) > 0 {
+		clear(h.blocks[0][:h.head])
+	}
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
@@ -170,7 +239,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
-	s.history = append(s.history, Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause})
+	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause})
 	return s.rev, nil
 }
 
@@ -198,7 +267,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	b.objects[key] = obj
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
-	s.history = append(s.history, Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
+	s.history.append(Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
 	return s.rev, nil
 }
 
@@ -220,19 +289,34 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexRemove(k, key, old)
-	s.history = append(s.history, Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: old, Old: old, Cause: cause})
+	s.history.append(Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: old, Old: old, Cause: cause})
 	return old, s.rev, nil
 }
 
 // Since returns the events with revision > rev, in order: what a watch from
 // rev replays. It fails with ErrCompacted if rev is older than the compaction.
-// The slice aliases the store's history; do not modify it.
+// The slice may alias the store's history; do not modify it.
 func (s *Store) Since(rev int64) ([]Event, error) {
 	if rev < s.compactRev {
 		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
 	}
-	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].Rev > rev })
-	return s.history[i:], nil
+	return s.history.since(s.historyIndex(rev)), nil
+}
+
+// historyIndex is the index of the first kept event with a revision above
+// rev.
+func (s *Store) historyIndex(rev int64) int {
+	if s.history.n == 0 {
+		return 0
+	}
+	first := s.history.at(0).Rev
+	switch {
+	case rev < first:
+		return 0
+	case rev-first+1 > int64(s.history.n):
+		return s.history.n
+	}
+	return int(rev - first + 1)
 }
 
 // Compact discards history up to and including rev, as etcd compaction does.
@@ -243,12 +327,9 @@ func (s *Store) Compact(rev int64) {
 	if rev > s.rev {
 		rev = s.rev
 	}
-	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].Rev > rev })
-	rest := make([]Event, len(s.history)-i, cap(s.history)-i)
-	copy(rest, s.history[i:])
-	s.history = rest
+	s.history.drop(s.historyIndex(rev))
 	s.compactRev = rev
 }
 
 // HistoryLen is the number of events kept since the last compaction.
-func (s *Store) HistoryLen() int { return len(s.history) }
+func (s *Store) HistoryLen() int { return s.history.n }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -155,4 +156,50 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestHistoryAcrossBlocks writes more than two blocks of history, reads it
+// back from revisions in every block, compacts into the middle of a block
+// and checks what is left and what is refused.
+func TestHistoryAcrossBlocks(t *testing.T) {
+	s := New()
+	const writes = 2*historyChunk + 100
+	for i := 0; i < writes; i++ {
+		if _, err := s.Create(pod("default", "p"+strconv.Itoa(i), ""), uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(from int64) {
+		t.Helper()
+		evs, err := s.Since(from)
+		if err != nil {
+			t.Fatalf("Since(%d): %v", from, err)
+		}
+		if want := int(s.Rev() - from); len(evs) != want {
+			t.Fatalf("Since(%d) = %d events; want %d", from, len(evs), want)
+		}
+		for i, ev := range evs {
+			if ev.Rev != from+1+int64(i) {
+				t.Fatalf("Since(%d)[%d].Rev = %d; want %d", from, i, ev.Rev, from+1+int64(i))
+			}
+		}
+	}
+	for _, from := range []int64{1, 2, historyChunk, historyChunk + 1, 2*historyChunk + 50, s.Rev()} {
+		check(from)
+	}
+	compactTo := int64(historyChunk + 77)
+	s.Compact(compactTo)
+	if _, err := s.Since(compactTo - 1); err == nil {
+		t.Fatalf("Since(%d) after compaction to %d: want ErrCompacted", compactTo-1, compactTo)
+	}
+	check(compactTo)
+	check(s.Rev() - 3)
+	if s.HistoryLen() != int(s.Rev()-compactTo) {
+		t.Fatalf("HistoryLen = %d; want %d", s.HistoryLen(), s.Rev()-compactTo)
+	}
+	// Writes after compaction keep appending where the log left off.
+	if _, err := s.Create(pod("default", "after", ""), 0); err != nil {
+		t.Fatal(err)
+	}
+	check(compactTo)
 }

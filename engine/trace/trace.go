@@ -119,14 +119,25 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // enough for every lesson and a long session, bounded for big clusters.
 const DefaultCapacity = 200_000
 
+// chunkBits sizes the ring's chunks: 4,096 events each.
+const chunkBits = 12
+
 // Trace is the bounded, ordered record of events.
 type Trace struct {
-	clock   interface{ Now() sim.Tick }
-	ring    []Event
-	max     int    // capacity: the ring grows by append up to this, then wraps
-	start   int    // index in ring of the oldest kept event
+	clock interface{ Now() sim.Tick }
+	// The ring is stored in fixed-size chunks, allocated as it fills, so
+	// that growing it never copies or re-zeroes what it holds (a large
+	// cluster records hundreds of thousands of events).
+	chunks  [][]Event
+	size    int    // slots in use: grows up to max, then the ring wraps
+	max     int    // capacity
+	start   int    // slot of the oldest kept event
 	n       int    // number of kept events
 	nextSeq uint64 // the Seq the next event gets
+}
+
+func (t *Trace) slot(i int) *Event {
+	return &t.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
 }
 
 // New returns an empty trace that stamps events with clock's time and keeps
@@ -135,7 +146,7 @@ func New(clock interface{ Now() sim.Tick }, capacity int) *Trace {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Trace{clock: clock, max: capacity, ring: make([]Event, 0, min(capacity, 4096)), nextSeq: 1}
+	return &Trace{clock: clock, max: capacity, nextSeq: 1}
 }
 
 // Record stamps e with the current time and the next sequence number, keeps
@@ -144,13 +155,17 @@ func (t *Trace) Record(e Event) uint64 {
 	e.T = t.clock.Now()
 	e.Seq = t.nextSeq
 	t.nextSeq++
-	if len(t.ring) < t.max {
-		t.ring = append(t.ring, e) // still growing: start stays 0
+	if t.size < t.max {
+		if t.size>>chunkBits == len(t.chunks) {
+			t.chunks = append(t.chunks, make([]Event, min(1<<chunkBits, t.max-t.size)))
+		}
+		*t.slot(t.size) = e // still growing: start stays 0
+		t.size++
 		t.n++
 		return e.Seq
 	}
-	t.ring[t.start] = e // full: overwrite the oldest
-	t.start = (t.start + 1) % len(t.ring)
+	*t.slot(t.start) = e // full: overwrite the oldest
+	t.start = (t.start + 1) % t.size
 	return e.Seq
 }
 
@@ -204,7 +219,7 @@ func (t *Trace) ptr(seq uint64) *Event {
 	if seq < first || seq >= t.nextSeq {
 		return nil
 	}
-	return &t.ring[(t.start+int(seq-first))%len(t.ring)]
+	return t.slot((t.start + int(seq-first)) % t.size)
 }
 
 // Since returns the kept events with Seq >= seq, oldest first.

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/engine/sim"
@@ -57,5 +58,28 @@ func TestParseColumn(t *testing.T) {
 	}
 	if _, ok := ParseColumn("observe"); ok {
 		t.Error("ParseColumn(observe) succeeded")
+	}
+}
+
+// TestRingAcrossChunks fills a ring bigger than one chunk, wraps it, and
+// reads every kept event back by sequence number.
+func TestRingAcrossChunks(t *testing.T) {
+	const capacity = 3*(1<<chunkBits) + 5
+	tr := New(sim.NewLoop(), capacity)
+	total := capacity + 1<<chunkBits + 7
+	for i := 1; i <= total; i++ {
+		tr.Record(Event{Message: strconv.Itoa(i)})
+	}
+	if tr.Len() != capacity || tr.FirstSeq() != uint64(total-capacity+1) {
+		t.Fatalf("len %d first %d; want %d, %d", tr.Len(), tr.FirstSeq(), capacity, total-capacity+1)
+	}
+	for seq := tr.FirstSeq(); seq < tr.NextSeq(); seq++ {
+		if e, ok := tr.Get(seq); !ok || e.Message != strconv.FormatUint(seq, 10) || e.Seq != seq {
+			t.Fatalf("Get(%d) = %+v, %v", seq, e, ok)
+		}
+	}
+	all := tr.All()
+	if len(all) != capacity || all[0].Seq != tr.FirstSeq() || all[len(all)-1].Seq != tr.NextSeq()-1 {
+		t.Fatalf("All: %d events from %d to %d", len(all), all[0].Seq, all[len(all)-1].Seq)
 	}
 }
