@@ -25,9 +25,14 @@ type PodInfo struct {
 	// substituted for each container that requests no cpu or no memory.
 	NonZeroMilliCPU int64
 	NonZeroMemory   int64
+	// priority is spec.priority (0 when unset), kept here because the
+	// activeQ compares it O(log n) times per pop: reading it through Pod
+	// would touch a cold Pod object at every step.
+	priority int32
 }
 
-// NewPodInfo computes a pod's derived scheduling data.
+// NewPodInfo computes a pod's derived scheduling data. Build PodInfos with
+// it (or Update), not as literals: the derived fields must be filled in.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	pi := &PodInfo{}
 	pi.Update(pod)
@@ -41,6 +46,10 @@ func (pi *PodInfo) Update(pod *corev1.Pod) {
 	pi.Requests = PodRequests(pod, false)
 	nz := PodRequests(pod, true)
 	pi.NonZeroMilliCPU, pi.NonZeroMemory = nz.MilliCPU, nz.Memory
+	pi.priority = 0
+	if p := pod.Spec.Priority; p != nil {
+		pi.priority = *p
+	}
 }
 
 // Key is the pod's namespace/name.
@@ -48,12 +57,7 @@ func (pi *PodInfo) Key() string { return pi.Pod.Namespace + "/" + pi.Pod.Name }
 
 // Priority is the pod's priority (spec.priority, 0 when unset), which
 // PrioritySort orders the queue by and preemption compares.
-func (pi *PodInfo) Priority() int32 {
-	if p := pi.Pod.Spec.Priority; p != nil {
-		return *p
-	}
-	return 0
-}
+func (pi *PodInfo) Priority() int32 { return pi.priority }
 
 // ImageStateSummary is what the scheduler knows of one image across the
 // cluster: its size and how many nodes report having it (node.status.images).
