@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -521,12 +522,23 @@ func (c *DeploymentController) writeStatus(d *appsv1.Deployment, message, why st
 		return nil // nothing to write: no trace, no request
 	}
 	seq := c.record(c.statusColumn(), d.Namespace, "deployment/"+d.Name, message, why)
-	o, err := c.env.API.UpdateStatus(c.actor(seq), d.DeepCopy())
+	o, err := c.env.API.UpdateStatus(c.actor(seq), deploymentStatusWrite(d))
 	if err != nil {
 		return err
 	}
 	d.ResourceVersion = o.GetResourceVersion()
 	return nil
+}
+
+// deploymentStatusWrite is the body of a status write of d: its metadata,
+// its annotations (the status strategy keeps the revision annotations the
+// controller sets) and its status, copied so that the stored object shares
+// nothing the controller may still change. The spec is left out: a write
+// to /status keeps the stored spec whatever the body says, in kube as here.
+func deploymentStatusWrite(d *appsv1.Deployment) *appsv1.Deployment {
+	cp := &appsv1.Deployment{TypeMeta: d.TypeMeta, ObjectMeta: d.ObjectMeta, Status: *d.Status.DeepCopy()}
+	cp.Annotations = maps.Clone(d.Annotations)
+	return cp
 }
 
 // scaleReplicaSet sets rs's size and its desired/max-replicas annotations,

@@ -619,8 +619,9 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 		return rs, nil
 	}
 	st.ObservedGeneration = rs.Generation
-	cp := rs.DeepCopy()
-	cp.Status = st
+	// A write to /status keeps the stored spec and metadata whatever the
+	// body says: the body needs the status and the resourceVersion only.
+	cp := &appsv1.ReplicaSet{TypeMeta: rs.TypeMeta, ObjectMeta: rs.ObjectMeta, Status: st}
 	msg := fmt.Sprintf("Updated status: %d replicas, %d fully labeled, %d ready, %d available (observedGeneration %s)",
 		st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, strconv.FormatInt(st.ObservedGeneration, 10))
 	seq := c.record(c.statusColumn(), rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
