@@ -121,6 +121,9 @@ func (e *Engine) bootstrap() {
 			panic("engine: bootstrap namespace " + ns + ": " + err.Error())
 		}
 	}
+	if err := e.API.CreateSystemPriorityClasses(System); err != nil {
+		panic("engine: bootstrap priority classes: " + err.Error())
+	}
 }
 
 // compact is kube-apiserver's periodic etcd compaction.

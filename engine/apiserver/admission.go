@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,9 +22,11 @@ import (
 //   - DefaultTolerationSeconds: every pod tolerates the not-ready and
 //     unreachable NoExecute taints for 300 s, which is why pods on a dead
 //     node are evicted five minutes after the node is marked (k8s-facts §5).
-//   - Priority: a pod gets priority 0 and preemptionPolicy
-//     PreemptLowerPriority unless it names one of the built-in priority
-//     classes (no PriorityClass objects are served yet).
+//   - Priority: a pod gets spec.priority and spec.preemptionPolicy from
+//     the PriorityClass it names, or from the globalDefault class (0 and
+//     PreemptLowerPriority when there is none); a class that does not
+//     exist is refused, as is a second globalDefault class
+//     (priorityclass.go).
 //
 // kubeloop is ServiceAccount-free: the ServiceAccount plugin, which in a
 // real cluster sets spec.serviceAccountName to "default" and mounts a
@@ -39,12 +42,6 @@ const DefaultTolerationSeconds int64 = 300
 // immortalNamespaces cannot be deleted (NamespaceLifecycle).
 var immortalNamespaces = map[string]bool{
 	metav1.NamespaceDefault: true, metav1.NamespaceSystem: true, metav1.NamespacePublic: true,
-}
-
-// systemPriorityClasses are the priority classes every cluster has.
-var systemPriorityClasses = map[string]int32{
-	"system-cluster-critical": 2000000000,
-	"system-node-critical":    2000001000,
 }
 
 // admitNamespace is NamespaceLifecycle for a create of obj.
@@ -78,17 +75,18 @@ func admitDelete(k *kinds.Kind, name string) error {
 	return nil
 }
 
-// Admit runs the mutating admission plugins kubeloop models on a new or
-// updated object: DefaultTolerationSeconds and Priority for pods. It
-// returns an error when a plugin rejects the object.
-func Admit(obj kinds.Object, create bool) error {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return nil
-	}
-	addDefaultTolerations(p)
-	if create {
-		return admitPriority(p)
+// admit runs the admission plugins kubeloop models on a new object (old
+// nil) or an update of old: DefaultTolerationSeconds and Priority for
+// pods, Priority's globalDefault check for PriorityClasses. It reads other
+// objects through v and returns an error when a plugin rejects the object.
+func admit(v view, obj, old kinds.Object) error {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		addDefaultTolerations(o)
+		oldPod, _ := old.(*corev1.Pod)
+		return admitPodPriority(v, o, oldPod)
+	case *schedulingv1.PriorityClass:
+		return admitPriorityClass(v, o, old == nil)
 	}
 	return nil
 }
@@ -112,26 +110,4 @@ func addDefaultTolerations(p *corev1.Pod) {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeUnreachable,
 			Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(DefaultTolerationSeconds)})
 	}
-}
-
-// admitPriority is the Priority plugin without PriorityClass objects.
-func admitPriority(p *corev1.Pod) error {
-	prio := int32(0)
-	if name := p.Spec.PriorityClassName; name != "" {
-		v, ok := systemPriorityClasses[name]
-		if !ok {
-			return apierrors.NewForbidden(kinds.Pod.GroupResource(), p.Name,
-				fmt.Errorf("no PriorityClass with name %s was found", name))
-		}
-		prio = v
-	}
-	if p.Spec.Priority != nil && *p.Spec.Priority != prio {
-		return apierrors.NewForbidden(kinds.Pod.GroupResource(), p.Name,
-			fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", *p.Spec.Priority, prio))
-	}
-	p.Spec.Priority = &prio
-	if p.Spec.PreemptionPolicy == nil {
-		p.Spec.PreemptionPolicy = ptrTo(corev1.PreemptLowerPriority)
-	}
-	return nil
 }

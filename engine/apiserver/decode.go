@@ -354,7 +354,7 @@ var realKinds = map[string]string{
 	"ReplicationController": "v1", "PodTemplate": "v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
 	"ControllerRevision": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1", "Ingress": "networking.k8s.io/v1",
 	"IngressClass": "networking.k8s.io/v1", "NetworkPolicy": "networking.k8s.io/v1",
-	"PodDisruptionBudget": "policy/v1", "PriorityClass": "scheduling.k8s.io/v1", "StorageClass": "storage.k8s.io/v1",
+	"PodDisruptionBudget": "policy/v1", "StorageClass": "storage.k8s.io/v1",
 	"Role": "rbac.authorization.k8s.io/v1", "RoleBinding": "rbac.authorization.k8s.io/v1",
 	"ClusterRole": "rbac.authorization.k8s.io/v1", "ClusterRoleBinding": "rbac.authorization.k8s.io/v1",
 	"CustomResourceDefinition": "apiextensions.k8s.io/v1",

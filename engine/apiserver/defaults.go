@@ -7,6 +7,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -38,6 +39,8 @@ func Default(obj kinds.Object) {
 		defaultNode(o)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		defaultHPA(o)
+	case *schedulingv1.PriorityClass:
+		defaultPriorityClass(o)
 	case *discoveryv1.EndpointSlice:
 		for i := range o.Ports {
 			p := &o.Ports[i]

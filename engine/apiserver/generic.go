@@ -132,7 +132,7 @@ func Equal(a, b kinds.Object) bool {
 // 1.34).
 func tracksGeneration(k *kinds.Kind) bool {
 	switch k {
-	case kinds.Pod, kinds.Deployment, kinds.ReplicaSet, kinds.HPA, kinds.EndpointSlice, kinds.PDB:
+	case kinds.Pod, kinds.Deployment, kinds.ReplicaSet, kinds.HPA, kinds.EndpointSlice, kinds.PDB, kinds.PriorityClass:
 		return true
 	}
 	return false

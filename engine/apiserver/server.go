@@ -151,7 +151,7 @@ func (s *Server) prepareCreate(v view, obj kinds.Object) error {
 	obj.SetManagedFields(nil)
 	Default(obj)
 	resetStatusOnCreate(obj)
-	return Admit(obj, true)
+	return admit(v, obj, nil)
 }
 
 // validateCreate validates a prepared object and allocates what the
@@ -306,7 +306,7 @@ func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kind
 		if svc, ok := obj.(*corev1.Service); ok {
 			keepServiceAllocations(svc, old.(*corev1.Service))
 		}
-		if err := Admit(obj, false); err != nil {
+		if err := admit(v, obj, old); err != nil {
 			return nil, err
 		}
 	}

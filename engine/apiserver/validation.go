@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -69,6 +70,8 @@ func Validate(obj kinds.Object) field.ErrorList {
 	case *policyv1.PodDisruptionBudget:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
 		return append(errs, validatePDBSpec(&o.Spec, field.NewPath("spec"))...)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
 	}
 	panic(fmt.Sprintf("apiserver: no validation for %T", obj))
 }
@@ -91,6 +94,8 @@ func ValidateUpdate(obj, old kinds.Object) field.ErrorList {
 		errs = append(errs, validatePodSpecUpdate(&o.Spec, &old.(*corev1.Pod).Spec)...)
 	case *corev1.Service:
 		errs = append(errs, validateServiceUpdate(o, old.(*corev1.Service))...)
+	case *schedulingv1.PriorityClass:
+		errs = append(errs, validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))...)
 	}
 	return errs
 }

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -102,11 +103,12 @@ var (
 	Lease         = newKind[coordinationv1.Lease]("coordination.k8s.io", "v1", "Lease", "leases", "lease", "/registry/leases", true)
 	HPA           = newKind[autoscalingv2.HorizontalPodAutoscaler]("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", "/registry/horizontalpodautoscalers", true, "hpa")
 	PDB           = newKind[policyv1.PodDisruptionBudget]("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", "/registry/poddisruptionbudgets", true, "pdb")
+	PriorityClass = newKind[schedulingv1.PriorityClass]("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", "/registry/priorityclasses", false, "pc")
 )
 
 // All lists every served kind in a fixed order (the order `get all` and
 // `api-resources` use).
-var All = []*Kind{Namespace, Node, Pod, Service, Event, Deployment, ReplicaSet, EndpointSlice, Lease, HPA, PDB}
+var All = []*Kind{Namespace, Node, Pod, Service, Event, Deployment, ReplicaSet, EndpointSlice, Lease, HPA, PDB, PriorityClass}
 
 var byName = func() map[string]*Kind {
 	m := map[string]*Kind{}
@@ -173,6 +175,8 @@ func Of(obj Object) *Kind {
 		return HPA
 	case *policyv1.PodDisruptionBudget:
 		return PDB
+	case *schedulingv1.PriorityClass:
+		return PriorityClass
 	}
 	panic("kinds: unregistered object type")
 }

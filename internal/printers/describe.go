@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +63,7 @@ type DescribeContext struct {
 func HasDescriber(k *kinds.Kind) bool {
 	switch k {
 	case kinds.Pod, kinds.Deployment, kinds.ReplicaSet, kinds.Service, kinds.Node,
-		kinds.EndpointSlice, kinds.HPA, kinds.Namespace, kinds.PDB:
+		kinds.EndpointSlice, kinds.HPA, kinds.Namespace, kinds.PDB, kinds.PriorityClass:
 		return true
 	}
 	return false
@@ -94,6 +95,8 @@ func Describe(w io.Writer, obj kinds.Object, ctx DescribeContext) error {
 		d.namespace(o)
 	case *policyv1.PodDisruptionBudget:
 		d.pdb(o, eventsFor(o, ctx.Events, "PodDisruptionBudget"))
+	case *schedulingv1.PriorityClass:
+		d.priorityClass(o, eventsFor(o, ctx.Events, "PriorityClass"))
 	default:
 		d.generic(obj, eventsFor(obj, ctx.Events, kinds.Of(obj).Kind))
 	}
