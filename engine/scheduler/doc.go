@@ -29,10 +29,37 @@
 // normalised and weighted score, kept in a bounded ring (Explain, Describe).
 // The trace shows each attempt in the Schedule column with its cause.
 //
-// Simplifications, said here and in the code: no preemption victims are
-// chosen (PriorityClasses are not served, so pods carry spec.priority only
-// when set by hand; the FailedScheduling message still says, per node,
-// whether preemption could help); volume,
+// Priority and preemption (preemption.go, plugins/defaultpreemption): the
+// queue pops higher spec.priority first (PrioritySort; the Priority
+// admission plugin sets it from the pod's PriorityClass). When no node
+// fits, DefaultPreemption, kube's Evaluator, dry-runs every node the
+// filters found Unschedulable: remove the lower-priority pods, check the
+// pod fits, reprieve victims most important first (those a
+// PodDisruptionBudget protects before the others), and picks a node by
+// kube's ordered criteria (fewest budget violations, lowest
+// highest-victim priority, smallest priority sum, fewest victims, latest
+// start, then a seeded draw where kube's map order is random). The
+// scheduler then does what prepareCandidate does: each victim gets the
+// DisruptionTarget condition (PreemptionByScheduler), a graceful delete
+// and a Normal Preempted event; lower-priority pods nominated to that node
+// lose their nomination; the preemptor gets status.nominatedNodeName with
+// its FailedScheduling (whose message has no "preemption:" part when
+// preemption succeeded, as in kube). While nominated, the pod's reserved
+// room counts against pods of lower or equal priority on that node (kube's
+// RunFilterPluginsWithNominatedPods), it does not preempt again while its
+// victims terminate ("not eligible due to a terminating pod on the
+// nominated node."), the victims' deletions requeue it, and it tries its
+// nominated node first. As in 1.30-1.34, the nomination stays on the pod
+// once bound.
+//
+// Simplifications, said here and in the code: preemption runs
+// synchronously inside the attempt, as in 1.30-1.32 (1.33+ defaults to
+// SchedulerAsyncPreemption, which makes the same API calls from a
+// goroutine); the dry run removes victims from a copy of the NodeInfo
+// only, so what InterPodAffinity and PodTopologySpread computed in
+// PreFilter does not see them go (kube updates it through PreFilter
+// extensions), and nominated pods likewise count for resources and pod
+// count only; there are no extenders and no Permit-waiting victims; volume,
 // port and DRA plugins are not modelled; binding is synchronous; a pod
 // leaves the backoffQ exactly when its backoff ends.
 package scheduler

@@ -80,6 +80,11 @@ type Decision struct {
 	Evaluated, Feasible, Scored int
 	// Message is the FitError (or error) of a failed attempt.
 	Message string
+	// Nominated is set when the pod took its nominated node, tried first.
+	Nominated bool
+	// Preemption describes what DefaultPreemption found and chose, when it
+	// ran ("" otherwise).
+	Preemption string
 	// Filters and Scorers are the profile's, in the order they ran.
 	Filters     []string
 	SkipFilters []bool
@@ -226,6 +231,8 @@ func (d *Decision) String() string {
 // Rank says how the chosen node compared: "score 496, highest of 3".
 func (d *Decision) Rank() string {
 	switch {
+	case d.Nominated:
+		return "its nominated node, tried first"
 	case d.Scored == 0:
 		return "the only feasible node, not scored"
 	case d.Ties > 1:
@@ -261,7 +268,7 @@ func (d *Decision) Scope() string {
 // table of nodes × filters (who rejected each node, and why) and a table of
 // nodes × score plugins (raw → normalised × weight, and the total).
 func (d *Decision) Describe() string {
-	s := d.describe()
+	s := d.describe() + d.Preemption
 	// The tables pad every cell; drop the padding at line ends.
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -33,6 +35,8 @@ import (
 //	    [tolerate=key:Effect] [prefer=weight:k=v] [priority=N] [label=k=v]
 //	    [affinity=k=v@hostname|zone] [anti=k=v@...] [prefer-affinity=w:k=v@...]
 //	    [prefer-anti=w:k=v@...] [spread=maxSkew:hostname|zone:DoNotSchedule|ScheduleAnyway:k=v]
+//	    [class=PRIORITYCLASS]
+//	priorityclass name=high value=N [never] [default]
 //	delete pod|node NAME
 //	cordon|uncordon NAME
 //	advance DURATION
@@ -56,9 +60,16 @@ func TestGolden(t *testing.T) {
 				h.settle()
 				return ""
 			case "pod":
-				h.create(goldenPod(t, d))
+				if _, err := h.api.Create(apiserver.Actor{Component: "test"}, goldenPod(t, d)); err != nil {
+					return err.Error()
+				}
 				h.settle()
 				return whereIs(h, arg(d, "name", ""))
+			case "priorityclass":
+				if _, err := h.api.Create(apiserver.Actor{Component: "test"}, goldenPriorityClass(d)); err != nil {
+					return err.Error()
+				}
+				return ""
 			case "delete":
 				k := kinds.Pod
 				if d.CmdArgs[0].Key == "node" {
@@ -219,6 +230,8 @@ func goldenPod(t *testing.T, d *datadriven.TestData) *corev1.Pod {
 		p.Priority(int32(n))
 	}
 	obj := p.Obj()
+	obj.Spec.PriorityClassName = arg(d, "class", "")
+
 	obj.UID = ""
 	return obj
 }
@@ -250,7 +263,24 @@ func whereIs(h *harness, name string) string {
 		return name + ": gone\n"
 	}
 	if p.Spec.NodeName == "" {
+		if nn := p.Status.NominatedNodeName; nn != "" {
+			return name + ": Pending, nominated to " + nn + "\n"
+		}
 		return name + ": Pending\n"
 	}
+	if p.DeletionTimestamp != nil {
+		return name + ": " + p.Spec.NodeName + ", terminating\n"
+	}
 	return name + ": " + p.Spec.NodeName + "\n"
+}
+
+func goldenPriorityClass(d *datadriven.TestData) *schedulingv1.PriorityClass {
+	v, _ := strconv.Atoi(arg(d, "value", "0"))
+	pc := &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
+		ObjectMeta: metav1.ObjectMeta{Name: arg(d, "name", "")}, Value: int32(v), GlobalDefault: d.HasArg("default")}
+	if d.HasArg("never") {
+		never := corev1.PreemptNever
+		pc.PreemptionPolicy = &never
+	}
+	return pc
 }

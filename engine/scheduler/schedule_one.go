@@ -68,6 +68,8 @@ type attempt struct {
 	node     string
 	err      error // *framework.FitError, ErrNoNodesAvailable, or an internal error
 	diag     framework.Diagnosis
+	// preemption is what DefaultPreemption decided (nil if it did not run).
+	preemption *defaultpreemption.Result
 }
 
 // schedulePod runs one scheduling cycle for a pod over the cache: PreFilter,
@@ -110,6 +112,14 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 		a.diag.PreFilterMsg = st.Message()
 		a.err = s.fitError(state, pi, nodes, &a.diag)
 		return a
+	}
+	if pi.Pod.Status.NominatedNodeName != "" {
+		// Preemption made room there for this pod: try it first.
+		if ni := s.evaluateNominatedNode(state, pi, preRes); ni != nil {
+			a.node = ni.Name()
+			d.Node, d.Nominated, d.Candidates, d.Evaluated, d.Feasible = a.node, true, len(nodes), 1, 1
+			return a
+		}
 	}
 	candidates := nodes
 	if !preRes.AllNodes() {
@@ -177,7 +187,7 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 			j = 0
 		}
 		ni := nodes[j]
-		st, idx := s.fw.RunFilterPlugins(state, pi, ni)
+		st, idx := s.runFilters(state, pi, ni)
 		rec, _ := s.explain.next()
 		if st == nil {
 			*rec = nodeRec{node: ni.Name(), filter: -1}
@@ -251,9 +261,11 @@ func (s *Scheduler) scheduleOne(qp *framework.QueuedPodInfo) {
 	a := s.schedulePod(qp)
 	if a.err != nil {
 		a.decision.Message = a.err.Error()
+		s.notePreemption(a)
 	}
 	s.explain.add(a.decision)
 	if a.err != nil {
+		s.preempt(qp, a)
 		s.handleFailure(qp, a)
 		return
 	}
@@ -295,6 +307,9 @@ func (s *Scheduler) setRev(seq uint64, obj kinds.Object) {
 
 func (s *Scheduler) scopeSummary(d *Decision) string {
 	var msg string
+	if d.Nominated {
+		return "its nominated node " + d.Node + " checked first and feasible, taken without looking at the others"
+	}
 	if d.Evaluated < d.AllNodes {
 		msg = fmt.Sprintf("%d of %d nodes evaluated (percentageOfNodesToScore %d%%), ", d.Evaluated, d.AllNodes, d.Percentage)
 	}
@@ -352,8 +367,8 @@ func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reaso
 	} else if reason == corev1.PodReasonSchedulerError {
 		why = "The attempt failed for a reason other than the pod not fitting; the scheduler retries it after a backoff."
 	}
-	if s.lowerPriorityVictimsIgnored(qp, a) {
-		why += " (kubeloop does not simulate preemption yet: lower-priority pods that kube could evict are left in place.)"
+	if w := failureWhy(a); w != "" {
+		why = w
 	}
 	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: cause,
 		Message: "FailedScheduling: " + eventMsg, Why: why})
@@ -367,6 +382,9 @@ func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reaso
 	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg,
 		LastTransitionTime: metav1.NewTime(s.env.Loop.Now().Time())}
 	status, changed := withPodCondition(p.Status, cond)
+	if nn, override := a.nominating(); override && status.NominatedNodeName != nn {
+		status.NominatedNodeName, changed = nn, true
+	}
 	if !changed {
 		return
 	}
@@ -375,20 +393,6 @@ func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reaso
 	if res, err := s.env.API.UpdateStatus(actor, upd); err == nil {
 		s.setRev(seq, res)
 	}
-}
-
-// lowerPriorityVictimsIgnored reports whether kube's preemption might have
-// found victims that kubeloop does not evict.
-func (s *Scheduler) lowerPriorityVictimsIgnored(qp *framework.QueuedPodInfo, a *attempt) bool {
-	if a.diag.NodeToStatus == nil {
-		return false
-	}
-	for _, e := range a.diag.NodeToStatus.Entries() {
-		if e.Status.Code() == framework.Unschedulable && defaultpreemption.HasLowerPriorityPods(e.Node, qp.Priority()) {
-			return true
-		}
-	}
-	return false
 }
 
 // withPodCondition is podutil.UpdatePodCondition: the transition time moves

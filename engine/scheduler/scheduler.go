@@ -43,6 +43,9 @@ type Scheduler struct {
 	explain *explainStore
 	lister  *clusterLister
 
+	// nominated are the waiting pods preemption nominated to a node.
+	nominated *nominator
+
 	// nextStartNodeIndex rotates the filter scan's start (kube's
 	// sched.nextStartNodeIndex), so every node gets its turn.
 	nextStartNodeIndex int
@@ -87,6 +90,7 @@ func New(env component.Env, cfg Config) *Scheduler {
 	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
 	s.scratch.state = framework.NewCycleState()
 	s.scratch.statuses = framework.NewNodeToStatus()
+	s.wirePreemption()
 	return s
 }
 
@@ -145,6 +149,7 @@ func (s *Scheduler) observePod(ev store.Event) {
 	if ev.Old != nil {
 		old = ev.Old.(*corev1.Pod)
 	}
+	s.nominated.observe(ev)
 	if ev.Type == store.Deleted {
 		s.queue.Delete(cur.UID)
 		s.explain.forget(cur.Namespace + "/" + cur.Name)

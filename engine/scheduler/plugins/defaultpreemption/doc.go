@@ -1,6 +1,32 @@
-// Package defaultpreemption is the DefaultPreemption plugin, as far as
-// kubeloop models it: when no node can run a pod, it works out where
-// evicting lower-priority pods might help and says so in kube's words, the
-// "preemption: ..." part of a FailedScheduling message. It does not yet
-// choose or evict victims (see PostFilter).
+// Package defaultpreemption is kube-scheduler's DefaultPreemption
+// PostFilter plugin and its Evaluator (k/k pkg/scheduler/framework/
+// preemption and plugins/defaultpreemption, 1.30-1.34) at teaching size.
+//
+// When no node can run a pod, PostFilter decides whether evicting pods of
+// lower priority would help and where:
+//
+//   - eligibility: a pod with preemptionPolicy Never may not preempt; nor
+//     may a pod nominated to a node where the victims it chose are still
+//     terminating (it waits for them instead of evicting more);
+//   - candidates: only nodes the filters rejected as Unschedulable, not
+//     UnschedulableAndUnresolvable (a taint, a selector, a request larger
+//     than the node: no eviction changes those);
+//   - SelectVictimsOnNode: on a copy of the node, remove every
+//     lower-priority pod, run the filters; if the pod fits, put pods back
+//     most important first (PodDisruptionBudget-protected ones first) while
+//     it still fits; the rest are the victims;
+//   - PickOneNodeForPreemption: fewest budget violations, then the lowest
+//     priority of the most important victim, the smallest sum of
+//     priorities, the fewest victims, the latest start, and finally a draw
+//     from the scheduler's seeded source where kube's order is that of a Go
+//     map.
+//
+// The plugin is pure: it writes nothing. Its choice (a Result in the
+// CycleState) is carried out by the scheduler, which sets the victims'
+// DisruptionTarget condition, deletes them gracefully, records kube's
+// Preempted events and nominates the pod (engine/scheduler/preemption.go).
+// Without a candidate, its status is kube's "preemption: 0/N nodes are
+// available: ..." message. Simplified: the dry run sees victims leave only
+// through the NodeInfo (resources, pod count), not through the counts that
+// InterPodAffinity and PodTopologySpread keep from PreFilter.
 package defaultpreemption
