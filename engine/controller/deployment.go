@@ -353,10 +353,22 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
 	now := c.now()
 	if existing != nil {
-		rsCopy := existing.DeepCopy()
+		// kube deep-copies the ReplicaSet here; on most syncs nothing
+		// changes, so kubeloop works on a copy of its annotations and
+		// copies the rest only to write. rsCopy is read-only to callers
+		// (they copy before writing, as scaleReplicaSet does).
+		rsCopy := &appsv1.ReplicaSet{}
+		*rsCopy = *existing
+		rsCopy.Annotations = maps.Clone(existing.Annotations)
 		annotationsUpdated := SetNewReplicaSetAnnotations(d, rsCopy, newRevision, true)
 		minReadyChanged := rsCopy.Spec.MinReadySeconds != d.Spec.MinReadySeconds
+		if !annotationsUpdated && !minReadyChanged {
+			rsCopy = existing
+		}
 		if annotationsUpdated || minReadyChanged {
+			annotations := rsCopy.Annotations
+			rsCopy = existing.DeepCopy()
+			rsCopy.Annotations = annotations
 			rsCopy.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 			msg := fmt.Sprintf("Updated replica set %s: revision %s", rsCopy.Name, rsCopy.Annotations[RevisionAnnotation])
 			if minReadyChanged {
