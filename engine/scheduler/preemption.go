@@ -275,6 +275,9 @@ func chosenBecause(r *defaultpreemption.Result) string {
 	if len(r.Candidates) == 1 {
 		return "the only node where preemption helps"
 	}
+	if r.Criterion == defaultpreemption.CriterionTie {
+		return fmt.Sprintf("%d candidate nodes tied on every criterion; picked at random", len(r.Candidates))
+	}
 	return fmt.Sprintf("chosen among %d candidate nodes for the %s", len(r.Candidates), r.Criterion)
 }
 
