@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -37,6 +38,7 @@ import (
 //	    [prefer-anti=w:k=v@...] [spread=maxSkew:hostname|zone:DoNotSchedule|ScheduleAnyway:k=v]
 //	    [class=PRIORITYCLASS]
 //	priorityclass name=high value=N [never] [default]
+//	pdb name=db selector=k=v   (no disruption controller runs: it allows 0 disruptions)
 //	delete pod|node NAME
 //	cordon|uncordon NAME
 //	advance DURATION
@@ -65,6 +67,15 @@ func TestGolden(t *testing.T) {
 				}
 				h.settle()
 				return whereIs(h, arg(d, "name", ""))
+			case "pdb":
+				k, v, _ := strings.Cut(arg(d, "selector", ""), "=")
+				pdb := &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+					ObjectMeta: metav1.ObjectMeta{Name: arg(d, "name", ""), Namespace: "default"},
+					Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}}}
+				if _, err := h.api.Create(apiserver.Actor{Component: "test"}, pdb); err != nil {
+					return err.Error()
+				}
+				return ""
 			case "priorityclass":
 				if _, err := h.api.Create(apiserver.Actor{Component: "test"}, goldenPriorityClass(d)); err != nil {
 					return err.Error()
