@@ -71,29 +71,42 @@ type ImageStateSummary struct {
 // the pods bound to it, and running sums the filters and scores read in
 // constant time (kube's framework.NodeInfo).
 type NodeInfo struct {
-	node *corev1.Node
+	// The fields every filter and score reads come first, together, so
+	// that scanning a node touches as few cache lines as possible: at
+	// 15,000 nodes the NodeInfos no longer fit in a core's cache, and the
+	// filters read each one fresh.
+
 	// Copies of the node fields every filter reads, kept next to the sums:
 	// scanning 5,000 nodes should not touch 5,000 cold Node objects.
-	name          string
-	unschedulable bool
-	taints        []corev1.Taint
+	name   string
+	taints []corev1.Taint
 	// Pods are the pods bound to the node that are not terminal, in the
 	// order the scheduler learned of them.
 	Pods []*PodInfo
-	// Requested is the sum of the pods' requests.
-	Requested Resource
-	// NonZeroRequested is the sum of the pods' non-zero cpu and memory.
-	NonZeroRequested Resource
 	// Allocatable is node.status.allocatable (pods included).
 	Allocatable Resource
+	// Requested is the sum of the pods' requests.
+	Requested Resource
+	// NonZeroRequested is the sum of the pods' non-zero cpu and memory
+	// (only those two: scoring reads nothing else of it).
+	NonZeroRequested NonZeroResource
 	// ImageStates maps every name of every image the node reports to the
 	// cluster-wide summary of that image.
-	ImageStates map[string]*ImageStateSummary
-	// Generation moves on every change.
-	Generation int64
+	ImageStates   map[string]*ImageStateSummary
+	node          *corev1.Node
+	unschedulable bool
 	// Index is the node's position in the scheduler cache's node list
 	// (what DomainCounts are indexed by); -1 when not listed.
 	Index int
+	// Generation moves on every change.
+	Generation int64
+}
+
+// NonZeroResource is cpu and memory with the scoring defaults substituted
+// for containers that request none (kube keeps them in a Resource).
+type NonZeroResource struct {
+	MilliCPU int64
+	Memory   int64
 }
 
 // NewNodeInfo returns an empty NodeInfo for node (which may be nil for a
