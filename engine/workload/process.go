@@ -49,13 +49,19 @@ type Exit struct {
 // wakes, the process exits, the kernel kills it for memory), Step moves it
 // there.
 type Process struct {
-	spec   ProcessSpec
-	start  sim.Tick
-	mode   Mode // what the image's own program does (or the selected sub-command)
+	spec  ProcessSpec
+	start sim.Tick
+	// mode is what the image's own program does (or the selected
+	// sub-command). It is shared with the image and read-only: a process
+	// that needs another one gets its own copy.
+	mode   *Mode
 	own    bool // running the image's own program (not a shell script)
 	silent bool // the command was overridden by one we cannot know: prints nothing
 	sh     *shell.Machine
-	fs     *shell.FS
+	// fs is the container's filesystem, made when something first needs it
+	// (a shell command, an exec probe): a server nobody execs into never
+	// pays for one, and a filesystem made later is the same fresh one.
+	fs *shell.FS
 
 	wake    sim.Tick // when the script continues (-1: never)
 	exit    Exit
@@ -69,17 +75,16 @@ type Process struct {
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{spec: spec, start: now, wake: -1, oomAt: -1, fs: shell.NewFS()}
-	p.fs.Write("/etc/hostname", spec.Hostname+"\n", false)
-	p.mode = Mode{StartupTime: img.StartupTime, Ports: img.Ports, Logs: img.Logs, Behavior: img.Behavior}
-	argv := append(append([]string(nil), spec.Command...), spec.Args...)
+	p := &Process{spec: spec, start: now, wake: -1, oomAt: -1, mode: img.ownMode()}
 	switch {
-	case len(argv) == 0:
+	case len(spec.Command) == 0 && len(spec.Args) == 0:
 		p.own = true
 	case len(spec.Command) == 0 && img.Modes != nil && hasMode(img, spec.Args[0]):
-		p.mode = img.Modes[spec.Args[0]]
+		m := img.Modes[spec.Args[0]]
+		p.mode = &m
 		p.own = true
 	default:
+		argv := append(append([]string(nil), spec.Command...), spec.Args...)
 		name := argv[0]
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
@@ -90,7 +95,7 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 			return nil, &StartError{Executable: argv[0]}
 		case isShell:
 			env := shell.Env{Hostname: spec.Hostname, Vars: spec.Env}
-			m, _ := shell.NewCommand(argv, p.fs, env)
+			m, _ := shell.NewCommand(argv, p.FS(), env)
 			p.sh = m
 		case img.Behavior.ShellImage:
 			return nil, &StartError{Executable: argv[0]}
@@ -99,7 +104,9 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 			// app.py): it behaves as the image's server, and kubeloop
 			// cannot know what it prints.
 			p.own, p.silent = true, true
-			p.mode.Behavior.Exits = false
+			m := *p.mode
+			m.Behavior.Exits = false
+			p.mode = &m
 		}
 	}
 	b := &p.mode.Behavior
@@ -145,7 +152,7 @@ func (p *Process) run(now sim.Tick) {
 		}
 	}
 	if p.own && !p.exited {
-		b := p.mode.Behavior
+		b := &p.mode.Behavior
 		if p.oomAt >= 0 && p.oomAt <= now && (!b.Exits || p.oomAt <= p.exit.At) {
 			p.exited = true
 			p.exit = Exit{Code: 137, Reason: ReasonOOMKilled, At: p.oomAt}
@@ -171,7 +178,7 @@ func (p *Process) Next() (sim.Tick, bool) {
 		consider(p.wake)
 	}
 	if p.own {
-		b := p.mode.Behavior
+		b := &p.mode.Behavior
 		if b.Exits {
 			consider(p.exit.At)
 		}
@@ -235,8 +242,15 @@ func (p *Process) Stop(now sim.Tick) {
 // Shell reports whether the process is a simulated shell script.
 func (p *Process) Shell() bool { return p.sh != nil }
 
-// FS is the container's filesystem.
-func (p *Process) FS() *shell.FS { return p.fs }
+// FS is the container's filesystem: a fresh one, with /etc/hostname, the
+// first time it is asked for.
+func (p *Process) FS() *shell.FS {
+	if p.fs == nil {
+		p.fs = shell.NewFS()
+		p.fs.Write("/etc/hostname", p.spec.Hostname+"\n", false)
+	}
+	return p.fs
+}
 
 // Ports are the ports the process listens on.
 func (p *Process) Ports() []int32 {
@@ -349,7 +363,7 @@ func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
 			return refused()
 		}
 		status := 200
-		b := p.mode.Behavior
+		b := &p.mode.Behavior
 		switch {
 		case broken:
 			status = 500
@@ -372,7 +386,7 @@ func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
 		if p.mode.Behavior.NoShell {
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
 		}
-		r := shell.Exec(c.Command, p.fs, shell.Env{Hostname: p.spec.Hostname, Vars: p.spec.Env}, now, c.Timeout)
+		r := shell.Exec(c.Command, p.FS(), shell.Env{Hostname: p.spec.Hostname, Vars: p.spec.Env}, now, c.Timeout)
 		switch {
 		case r.NotFound:
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}

@@ -42,6 +42,20 @@ type Image struct {
 	Modes map[string]Mode
 	// Description is one line for listings ("web server").
 	Description string
+
+	// own and digestRef are what every container of the image shares,
+	// made by Registry.Add: the image's own Mode and its DigestRef.
+	own       *Mode
+	digestRef string
+}
+
+// ownMode is what the image's own program does, shared by every process
+// that runs it. An image made outside a registry gets a fresh copy.
+func (img *Image) ownMode() *Mode {
+	if img.own != nil {
+		return img.own
+	}
+	return &Mode{StartupTime: img.StartupTime, Ports: img.Ports, Logs: img.Logs, Behavior: img.Behavior}
 }
 
 // LogLine is one line a simulated process prints.
@@ -144,7 +158,12 @@ func (img *Image) Ref() string {
 
 // DigestRef is the image's digest name, as the kubelet reports imageID:
 // "docker.io/library/nginx@sha256:...".
-func (img *Image) DigestRef() string { return img.Repository + "@" + img.Digest }
+func (img *Image) DigestRef() string {
+	if img.digestRef != "" {
+		return img.digestRef
+	}
+	return img.Repository + "@" + img.Digest
+}
 
 // PullError is a failed pull, in the container runtime's words.
 type PullError struct {
@@ -242,6 +261,8 @@ func (r *Registry) Add(img Image) (*Image, error) {
 	} else if !sha256Regexp.MatchString(out.Digest) {
 		return nil, fmt.Errorf("image %q: invalid digest %q", img.Repository, img.Digest)
 	}
+	out.own = &Mode{StartupTime: out.StartupTime, Ports: out.Ports, Logs: out.Logs, Behavior: out.Behavior}
+	out.digestRef = out.Repository + "@" + out.Digest
 	rp := r.repos[out.Repository]
 	if rp == nil {
 		rp = &repository{tags: map[string]*Image{}, digests: map[string]*Image{}}
