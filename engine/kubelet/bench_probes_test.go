@@ -90,7 +90,7 @@ func BenchmarkProbeRun(b *testing.B) {
 	k, _ := h.mgr.Kubelet("n1")
 	var pr *prober
 	for _, p := range k.pods {
-		pr = p.ctrs[0].probes[liveness]
+		pr = p.ctrs[0].peek().probes[liveness]
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

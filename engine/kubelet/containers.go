@@ -40,7 +40,7 @@ func (b *crashBackOff) expired(eventTime sim.Tick, reset sim.Tick) bool {
 // restarts, kills. It moves the pod's cause chain on.
 func (k *Kubelet) maintain(p *podState, cause uint64, message, why string) uint64 {
 	seq := k.m.env.Trace.Record(trace.Event{Component: k.comp, Lane: trace.NodeLane, Column: trace.Maintain,
-		Namespace: p.pod.Namespace, Object: "pod/" + p.pod.Name, Message: message, Cause: cause, Why: why})
+		Namespace: p.pod.Namespace, Object: p.object(), Message: message, Cause: cause, Why: why})
 	p.cause = seq
 	return seq
 }
@@ -72,11 +72,13 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		spec.MemoryLimitBytes = lim.Value()
 	}
 	if c.proc != nil {
-		c.prevLogs = c.logs(now)
+		c.life().prevLogs = c.logs(now)
 	}
 	c.startedAt = now
-	c.broken = [numProbeKinds]bool{}
-	c.brokeSeq = [numProbeKinds]uint64{}
+	if c.more != nil {
+		c.more.broken = [numProbeKinds]bool{}
+		c.more.brokeSeq = [numProbeKinds]uint64{}
+	}
 	c.ready, c.started = false, false
 	proc, err := workload.Start(spec, now)
 	if err != nil {
@@ -92,7 +94,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	c.proc = proc
 	c.stage = stageRunning
 	c.started = c.spec.StartupProbe == nil
-	msg := "started container " + c.spec.Name
+	msg := k.m.msg(msgStartedStep, c.spec.Name, "")
 	if c.restarts > 0 {
 		msg += fmt.Sprintf(" (restart %d)", c.restarts)
 	}
@@ -101,7 +103,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		why = whyStartedProbed
 	}
 	seq := k.step(p, msg, why)
-	k.event(seq, p.pod, corev1.EventTypeNormal, "Started", "Started container "+c.spec.Name)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Started", k.m.msg(msgStartedEvent, c.spec.Name, ""))
 	c.startSeq = seq
 	if e, exited := proc.Exited(); exited && e.At <= now {
 		k.processExited(p, c, seq)
@@ -178,7 +180,7 @@ func (k *Kubelet) processWake(p *podState, c *ctr) {
 func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	e, _ := c.proc.Exited()
 	k.m.env.Loop.Cancel(c.procTimer)
-	k.m.env.Loop.Cancel(c.killTimer)
+	k.m.env.Loop.Cancel(c.peek().killTimer)
 	k.stopProbes(c)
 	c.stage, c.finishedAt = stageExited, e.At
 	c.exitCode, c.termReason, c.termMessage = e.Code, e.Reason, ""
@@ -189,15 +191,17 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 		lim := c.spec.Resources.Limits[corev1.ResourceMemory]
 		msg = fmt.Sprintf("container %s was OOMKilled (exit code 137): its memory use passed its limit of %s", c.spec.Name, lim.String())
 		why = whyOOM
-	case c.killFor != "":
-		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, c.killFor, e.Code, e.Reason)
+	case c.peek().killFor != "":
+		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, c.more.killFor, e.Code, e.Reason)
 		why = whyProbeKilled
-		c.probeKilled = true
+		c.more.probeKilled = true
 	default:
 		msg = fmt.Sprintf("container %s exited with code %d (%s)", c.spec.Name, e.Code, e.Reason)
 		why = whyCrashed
 	}
-	c.killFor = ""
+	if c.more != nil {
+		c.more.killFor = ""
+	}
 	c.exitSeq = k.maintain(p, cause, msg, why)
 	k.enqueue(p)
 }
@@ -236,14 +240,15 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 	}
 	cfg := &k.m.cfg
 	now := k.now()
-	b := &c.crash
+	more := c.life()
+	b := &more.crash
 	ts := c.finishedAt
-	if c.probeKilled {
+	if more.probeKilled {
 		// The kubelet killed it itself and starts it again in the same
 		// sync, whose view of the pod predates the kill: the back-off is
 		// asked about the exit before (doBackOff finds no exited
 		// container the first time, so it neither waits nor records).
-		c.probeKilled = false
+		more.probeKilled = false
 		if c.prevLast == nil {
 			c.stage, c.reason, c.message = stageWaiting, "", ""
 			c.restarting = true
@@ -253,17 +258,17 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 		ts = sim.FromTime(c.prevLast.FinishedAt.Time)
 	}
 	if b.set && !b.expired(ts, cfg.CrashLoopBackOffReset) && now-ts < b.delay {
-		if c.reason != ReasonCrashLoopBackOff || c.backOffUntil != ts+b.delay {
+		if c.reason != ReasonCrashLoopBackOff || more.backOffUntil != ts+b.delay {
 			c.reason = ReasonCrashLoopBackOff
 			c.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", b.delay.Duration(), c.spec.Name, formatPod(p.pod))
-			c.backOffUntil = ts + b.delay
+			more.backOffUntil = ts + b.delay
 			seq := k.maintain(p, c.exitSeq, fmt.Sprintf("back-off %s restarting failed container %s (restart %d waits until %s)",
-				b.delay.Duration(), c.spec.Name, c.restarts+1, c.backOffUntil), whyCrashBackOff)
-			c.backOffSeq = seq
+				b.delay.Duration(), c.spec.Name, c.restarts+1, more.backOffUntil), whyCrashBackOff)
+			more.backOffSeq = seq
 			k.event(seq, p.pod, corev1.EventTypeWarning, "BackOff",
 				fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.spec.Name, formatPod(p.pod)))
 		}
-		k.setRetry(p, c.backOffUntil)
+		k.setRetry(p, more.backOffUntil)
 		return false
 	}
 	// Next: a fresh or stale entry starts at 10 s, a live one doubles.
@@ -278,7 +283,7 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 	var msg string
 	switch {
 	case c.reason == ReasonCrashLoopBackOff:
-		cause = c.backOffSeq
+		cause = more.backOffSeq
 		msg = fmt.Sprintf("restarting container %s: its back-off has passed (next back-off %s)", c.spec.Name, b.delay.Duration())
 	case first:
 		msg = fmt.Sprintf("restarting container %s at once: the first restart has no back-off (the next waits %s)", c.spec.Name, b.delay.Duration())
@@ -307,9 +312,10 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 	}
 	grace := max(sim.Seconds(secs), k.m.cfg.MinimumGracePeriod)
 	b := c.proc.StopBehavior()
-	c.stage, c.stoppedAt = stageStopping, now
+	more := c.life()
+	c.stage = stageStopping
 	c.proc.Stop(now)
-	c.killFor = strings.ToLower(kindNames[kind])
+	more.killFor = strings.ToLower(kindNames[kind])
 	sig := b.Signal()
 	var exitAt sim.Tick
 	var code int32
@@ -322,7 +328,7 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 		how = fmt.Sprintf("sent %s; grace period %s", sig, grace.Duration())
 	}
 	c.exitAt, c.killed = exitAt, code == 137
-	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, c.killFor)
+	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, more.killFor)
 	if restart {
 		msg += ", will be restarted"
 	}
@@ -331,8 +337,8 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 	k.stopProbes(c)
 	loop := k.m.env.Loop
 	loop.Cancel(c.procTimer)
-	c.killTimer = loop.At(exitAt, k.procLabel, func() {
-		c.killTimer = nil
+	more.killTimer = loop.At(exitAt, k.procLabel, func() {
+		more.killTimer = nil
 		if p.terminating || k.stopped || c.stage != stageStopping {
 			return
 		}
@@ -346,6 +352,6 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 func (k *Kubelet) stopContainerTimers(c *ctr) {
 	loop := k.m.env.Loop
 	loop.Cancel(c.procTimer)
-	loop.Cancel(c.killTimer)
+	loop.Cancel(c.peek().killTimer)
 	k.stopProbes(c)
 }

@@ -98,7 +98,7 @@ func (m *Manager) setBroken(cause uint64, namespace, pod, container, probe strin
 		return err
 	}
 	for _, kind := range kindsToSet {
-		if c.broken[kind] == broken {
+		if c.peek().broken[kind] == broken {
 			if probe != "" {
 				state := "already failing"
 				if !broken {
@@ -108,11 +108,11 @@ func (m *Manager) setBroken(cause uint64, namespace, pod, container, probe strin
 			}
 			continue
 		}
-		c.broken[kind] = broken
+		c.life().broken[kind] = broken
 		name := lower(kindNames[kind])
 		var msg, why string
 		switch {
-		case broken && c.probes[kind] == nil:
+		case broken && c.more.probes[kind] == nil:
 			msg = fmt.Sprintf("the %s endpoint of container %s now fails, but the container has no %s probe: nothing checks it", name, c.spec.Name, name)
 			why = whyNoProbe
 		case broken:
@@ -122,7 +122,7 @@ func (m *Manager) setBroken(cause uint64, namespace, pod, container, probe strin
 			msg = fmt.Sprintf("the %s endpoint of container %s answers again", name, c.spec.Name)
 			why = whyHealed
 		}
-		c.brokeSeq[kind] = k.maintain(p, cause, msg, why)
+		c.more.brokeSeq[kind] = k.maintain(p, cause, msg, why)
 	}
 	k.pokeProbes(p, c)
 	return nil

@@ -24,11 +24,26 @@ func newImageStore() *imageStore {
 // the node? A tag matches only if it was pulled under that name, as in
 // containerd.
 func (s *imageStore) lookup(ref workload.Reference) *workload.Image {
+	key, isDigest := storeKey(ref)
+	return s.lookupKey(key, isDigest)
+}
+
+// lookupKey is lookup by the name storeKey gives.
+func (s *imageStore) lookupKey(key string, isDigest bool) *workload.Image {
+	if isDigest {
+		return s.byDigest[key]
+	}
+	return s.byName[key]
+}
+
+// storeKey is the name an image store files a reference under: its digest
+// name if it has a digest, else its tagged name.
+func storeKey(ref workload.Reference) (key string, isDigest bool) {
 	ref = ref.Tagged()
 	if ref.Digest != "" {
-		return s.byDigest[ref.Repository()+"@"+ref.Digest]
+		return ref.Repository() + "@" + ref.Digest, true
 	}
-	return s.byName[ref.String()]
+	return ref.String(), false
 }
 
 // hasLayers reports whether img's content is on the node already, under

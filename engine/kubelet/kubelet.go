@@ -30,6 +30,7 @@ type Kubelet struct {
 
 	index   int // the node's IPAM index: its pod CIDR and its address
 	nodeIP  string
+	hostIPs []corev1.HostIP // status.hostIPs of its pods, shared by all of them
 	podCIDR string
 	net     *podNetwork
 
@@ -159,6 +160,7 @@ func (k *Kubelet) start() {
 	k.rand = m.env.Rand.Derive()
 	k.index = m.indexes.allocate()
 	k.nodeIP = nodeInternalIP(k.index)
+	k.hostIPs = []corev1.HostIP{{IP: k.nodeIP}}
 	k.nodeInfo = corev1.NodeSystemInfo{
 		MachineID:               fmt.Sprintf("%016x%016x", k.rand.Uint64(), k.rand.Uint64()),
 		SystemUUID:              k.uuid(),

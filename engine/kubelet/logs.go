@@ -67,7 +67,7 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 		case c == nil || c.last == nil || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff && c.prevLast == nil:
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
 		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff:
-			return c.prevLogs, nil // the instance before the current one
+			return c.peek().prevLogs, nil // the instance before the current one
 		}
 		return c.logs(now), nil // waiting to restart: lastState is the instance that just ended
 	}

@@ -26,6 +26,12 @@ type Manager struct {
 	kubelets map[string]*Kubelet // by node name
 	dirty    fifo[*Kubelet]      // kubelets with queued work, in the order it was queued
 	indexes  nodeIndexes
+
+	// Shared by every kubelet (shared.go).
+	refs    map[string]*imageRef
+	msgs    map[msgKey]string
+	strs    map[string]string
+	scratch corev1.Pod // the body of a pod status write, reused
 }
 
 var _ component.Reactor = (*Manager)(nil)
@@ -47,7 +53,8 @@ func NewManager(env component.Env, cfg Config) *Manager {
 			return nil
 		})
 	}
-	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{}}
+	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{},
+		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, strs: map[string]string{}}
 }
 
 // Name is the reactor's name; each kubelet traces as "kubelet/<node>".

@@ -60,49 +60,78 @@ const (
 
 // ctr is a container as the kubelet and the simulated runtime know it.
 type ctr struct {
-	spec   *corev1.Container
-	ref    workload.Reference
-	refErr error
-	img    *workload.Image // the image it was created from
+	spec  *corev1.Container
+	image *imageRef       // spec.Image parsed, shared with every container that names it
+	img   *workload.Image // the image it was created from
 
 	stage           stage
 	reason, message string // waiting reason when not ContainerCreating
 	id              string // containerd://...
 
 	startedAt  sim.Tick
-	stoppedAt  sim.Tick // when the stop signal was sent
 	exitAt     sim.Tick // when it exits (or is killed) after the stop signal
 	finishedAt sim.Tick
 	exitCode   int32
 	termReason string
 	killed     bool // SIGKILL at the end of the grace period
 
+	// The process and its life after the start (containers.go, probes.go).
+	proc        *workload.Process
+	procTimer   *sim.Timer
+	procFn      func()
+	termMessage string
+	startSeq    uint64 // the trace step that started the current instance
+	exitSeq     uint64 // the trace step of its exit
+	restarts    int32
+	restarting  bool                             // a restart is under way: the next create counts
+	ready       bool                             // the readiness probe's result
+	started     bool                             // the startup probe's result (true without one)
+	last        *corev1.ContainerStateTerminated // the latest instance that ended
+	prevLast    *corev1.ContainerStateTerminated // the one before it
+
+	more *ctrMore // nil until needed (ctr.life)
+}
+
+// ctrMore is what only some containers need: probes, a failed pull's
+// back-off, a crash loop, a probe's kill, a learner's break. A container
+// gets it the first time one of them happens, so that the many that run
+// quietly stay small.
+type ctrMore struct {
+	probes [numProbeKinds]*prober
+
 	backoff     backOff
 	prevPullErr string // "ErrImagePull: <message>", shown while backing off
 
-	// The process and its life after the start (containers.go, probes.go).
-	proc         *workload.Process
-	procTimer    *sim.Timer
-	procFn       func()
 	killTimer    *sim.Timer
 	killFor      string // "liveness" or "startup" while a probe's kill is under way
 	probeKilled  bool   // its last exit was the kubelet's kill for a probe
-	termMessage  string
-	startSeq     uint64 // the trace step that started the current instance
-	exitSeq      uint64 // the trace step of its exit
 	backOffSeq   uint64 // the trace step that put it in CrashLoopBackOff
-	restarts     int32
-	restarting   bool                             // a restart is under way: the next create counts
-	last         *corev1.ContainerStateTerminated // the latest instance that ended
-	prevLast     *corev1.ContainerStateTerminated // the one before it
 	prevLogs     []LogLine
 	crash        crashBackOff
 	backOffUntil sim.Tick
-	probes       [numProbeKinds]*prober
-	ready        bool                // the readiness probe's result
-	started      bool                // the startup probe's result (true without one)
-	broken       [numProbeKinds]bool // a learner's `break`
-	brokeSeq     [numProbeKinds]uint64
+
+	broken   [numProbeKinds]bool // a learner's `break`
+	brokeSeq [numProbeKinds]uint64
+}
+
+// life is the container's ctrMore, made if it has none yet: for writes.
+func (c *ctr) life() *ctrMore {
+	if c.more == nil {
+		c.more = &ctrMore{}
+	}
+	return c.more
+}
+
+// noMore is what a container without a ctrMore reads. Never written.
+var noMore ctrMore
+
+// peek is the container's ctrMore, or the zero one if it has none: for
+// reads only.
+func (c *ctr) peek() *ctrMore {
+	if c.more == nil {
+		return &noMore
+	}
+	return c.more
 }
 
 // podState is the kubelet's record of one pod bound to its node.
@@ -134,7 +163,16 @@ type podState struct {
 	deleted     bool // the object is gone from the API
 	finished    bool // terminal status written and deletion requested
 
-	opFn, retryFn func()
+	opFn, retryFn func() // retryFn is made at the first retry: most pods never need one
+	obj           string // "pod/<name>", as the trace names it (podState.object)
+}
+
+// object is the pod as the trace names it, "pod/<name>", made once.
+func (p *podState) object() string {
+	if p.obj == "" {
+		p.obj = "pod/" + p.pod.Name
+	}
+	return p.obj
 }
 
 // observePod takes one watch event of a pod bound to this node. It only
@@ -189,10 +227,6 @@ func (k *Kubelet) addPod(key string, pod *corev1.Pod, cause uint64) {
 		p.opDone = true
 		k.enqueue(p)
 	}
-	p.retryFn = func() {
-		p.retry = nil
-		k.enqueue(p)
-	}
 	k.pods[key] = p
 	k.enqueue(p)
 }
@@ -233,12 +267,18 @@ func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
 		k.m.env.Loop.Cancel(p.retry)
 	}
 	p.retryAt = at
+	if p.retryFn == nil {
+		p.retryFn = func() {
+			p.retry = nil
+			k.enqueue(p)
+		}
+	}
 	p.retry = k.m.env.Loop.At(at, k.retryLabel, p.retryFn)
 }
 
 // step records a pod's next step in the trace, following the previous one.
 func (k *Kubelet) step(p *podState, message, why string) uint64 {
-	seq := k.record(p.pod.Namespace, "pod/"+p.pod.Name, p.cause, message, why)
+	seq := k.record(p.pod.Namespace, p.object(), p.cause, message, why)
 	p.cause = seq
 	return seq
 }
@@ -296,10 +336,10 @@ func (k *Kubelet) takeOn(p *podState) {
 	p.ctrs = make([]*ctr, len(pod.Spec.Containers))
 	for i := range pod.Spec.Containers {
 		c := &ctr{spec: &pod.Spec.Containers[i]}
-		c.ref, c.refErr = workload.ParseReference(c.spec.Image)
+		c.image = k.m.imageRef(c.spec.Image)
 		for kind := probeKind(0); kind < numProbeKinds; kind++ {
 			if spec := probeSpec(c.spec, kind); spec != nil {
-				c.probes[kind] = newProber(k, p, c, kind, spec)
+				c.life().probes[kind] = newProber(k, p, c, kind, spec)
 			}
 		}
 		p.ctrs[i] = c
@@ -333,7 +373,10 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			return
 		}
 		c.img = r.img
-		c.reason, c.message, c.prevPullErr = "", "", ""
+		c.reason, c.message = "", ""
+		if c.more != nil {
+			c.more.prevPullErr = ""
+		}
 		seq := k.step(p, fmt.Sprintf("pulled image %q in %s (%s including waiting), %d bytes",
 			c.spec.Image, (r.done-r.started).Duration(), (r.done-r.requested).Duration(), r.img.SizeBytes), whyPulled)
 		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", fmt.Sprintf(
@@ -346,13 +389,13 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		k.after(p, opCreate, k.m.cfg.ContainerCreateTime)
 	case opCreate:
 		c := p.ctrs[p.next]
-		c.id = "containerd://" + k.hex64()
+		c.id = string(k.appendHex64(append(make([]byte, 0, len("containerd://")+64), "containerd://"...)))
 		if c.restarting {
 			c.restarting = false
 			c.restarts++
 		}
-		seq := k.step(p, "created container "+c.spec.Name, whyCreated)
-		k.event(seq, p.pod, corev1.EventTypeNormal, "Created", "Created container: "+c.spec.Name)
+		seq := k.step(p, k.m.msg(msgCreatedStep, c.spec.Name, ""), whyCreated)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Created", k.m.msg(msgCreatedEvent, c.spec.Name, ""))
 		c.stage = stageStarting
 		k.after(p, opStart, k.m.cfg.ContainerStartTime)
 	case opStart:
@@ -367,9 +410,16 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 	}
 }
 
-func (k *Kubelet) hex64() string {
-	r := k.rand
-	return fmt.Sprintf("%016x%016x%016x%016x", r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64())
+// appendHex64 appends 64 random hex digits, as fmt's %016x four times.
+func (k *Kubelet) appendHex64(b []byte) []byte {
+	const digits = "0123456789abcdef"
+	for range 4 {
+		v := k.rand.Uint64()
+		for shift := 60; shift >= 0; shift -= 4 {
+			b = append(b, digits[v>>uint(shift)&0xf])
+		}
+	}
+	return b
 }
 
 // walk is one sync pass over the containers, as SyncPod starts each one
@@ -417,8 +467,8 @@ func (k *Kubelet) walk(p *podState) {
 func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	cfg := &k.m.cfg
 	image := c.spec.Image
-	if c.refErr != nil {
-		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, c.refErr)
+	if c.image.err != nil {
+		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, c.image.err)
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
 		k.event(seq, p.pod, corev1.EventTypeWarning, "InspectFailed", msg)
 		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
@@ -429,9 +479,9 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	if policy == "" {
 		policy = workload.DefaultPullPolicy(image)
 	}
-	if img := k.images.lookup(c.ref); img != nil && policy != corev1.PullAlways {
-		seq := k.step(p, fmt.Sprintf("image %q is already on the node (imagePullPolicy %s)", image, policy), whyPresent)
-		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", fmt.Sprintf("Container image %q already present on machine", image))
+	if img := k.images.lookupKey(c.image.key, c.image.isDigest); img != nil && policy != corev1.PullAlways {
+		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
 		c.img = img
 		c.reason, c.message = "", ""
 		return true
@@ -446,18 +496,18 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		return false
 	}
 	now := k.now()
-	if c.backoff.inBackOff(now, cfg.ImageBackOffMax) {
+	if more := c.peek(); more.backoff.inBackOff(now, cfg.ImageBackOffMax) {
 		msg := fmt.Sprintf("Back-off pulling image %q", image)
-		seq := k.step(p, fmt.Sprintf("back-off pulling image %q: next try in %s", image, (c.backoff.expiry()-now).Duration()), whyBackOff)
+		seq := k.step(p, fmt.Sprintf("back-off pulling image %q: next try in %s", image, (more.backoff.expiry()-now).Duration()), whyBackOff)
 		k.event(seq, p.pod, corev1.EventTypeNormal, "BackOff", msg)
 		k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonImagePullBackOff)
 		c.reason, c.message = ReasonImagePullBackOff, msg
-		if c.prevPullErr != "" {
-			c.message += ": " + c.prevPullErr
+		if more.prevPullErr != "" {
+			c.message += ": " + more.prevPullErr
 		}
 		return false
 	}
-	r := &pullRequest{p: p, c: c, ref: c.ref, requested: now}
+	r := &pullRequest{p: p, c: c, ref: c.image.ref, requested: now}
 	behind := k.puller.add(r)
 	msg, why := fmt.Sprintf("pulling image %q", image), whyPulling
 	if behind > 0 {
@@ -465,7 +515,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		why = whyPullingQueued
 	}
 	seq := k.step(p, msg, why)
-	k.event(seq, p.pod, corev1.EventTypeNormal, "Pulling", fmt.Sprintf("Pulling image %q", image))
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Pulling", k.m.msg(msgPullingEvent, image, ""))
 	p.op, p.opDone, p.pull = opPull, false, r
 	return true
 }
@@ -476,9 +526,10 @@ func (k *Kubelet) pullFailed(p *podState, c *ctr, err *workload.PullError) {
 	seq := k.step(p, fmt.Sprintf("failed to pull image %q: %s", c.spec.Image, err.Reason), whyPullFailed)
 	k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", c.spec.Image, msg))
 	k.event(seq, p.pod, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
-	c.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
+	more := c.life()
+	more.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
 	c.reason, c.message = ReasonErrImagePull, msg
-	c.prevPullErr = ReasonErrImagePull + ": " + msg
+	more.prevPullErr = ReasonErrImagePull + ": " + msg
 }
 
 // scheduleResync plans the next sync of a pod with containers that could
@@ -498,7 +549,7 @@ func (k *Kubelet) scheduleResync(p *podState) {
 		case ReasonErrImagePull:
 			t = now + cfg.RelistPeriod
 		case ReasonImagePullBackOff:
-			t = c.backoff.expiry()
+			t = c.peek().backoff.expiry()
 		default:
 			t = now + cfg.SyncErrorBackOff
 		}
@@ -607,7 +658,7 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 		b = c.proc.StopBehavior()
 		c.proc.Stop(now)
 	}
-	c.stage, c.stoppedAt = stageStopping, now
+	c.stage = stageStopping
 	sig := b.Signal()
 	if b.StopSignal != "" {
 		sig += " (the image's STOPSIGNAL)"
@@ -621,7 +672,7 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 		msg = fmt.Sprintf("stopping container %s: sent %s; grace period %s", c.spec.Name, sig, grace.Duration())
 	}
 	seq := k.step(p, msg, whyKilling)
-	k.event(seq, p.pod, corev1.EventTypeNormal, "Killing", "Stopping container "+c.spec.Name)
+	k.event(seq, p.pod, corev1.EventTypeNormal, "Killing", k.m.msg(msgKillingEvent, c.spec.Name, ""))
 }
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {
@@ -680,9 +731,16 @@ func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
 	if prefix != "" {
 		msg = prefix + "; " + msg
 	}
+	if st.PodIP == "" {
+		msg = k.m.intern(msg) // the same for every replica of a template
+	}
 	seq := k.step(p, msg, why)
-	upd := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.pod.Name, Namespace: p.pod.Namespace, UID: p.pod.UID}, Status: st}
+	// The API server reads the body and keeps none of it (it stores a copy
+	// of the stored pod with this status), so one body serves every write.
+	upd := &k.m.scratch
+	upd.Name, upd.Namespace, upd.UID, upd.Status = p.pod.Name, p.pod.Namespace, p.pod.UID, st
 	stored, err := k.m.env.API.UpdateStatus(k.actor(seq), upd)
+	*upd = corev1.Pod{}
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return
@@ -726,24 +784,35 @@ func describeStatus(st *corev1.PodStatus) string {
 // terminated with ContainerStatusUnknown, and the phase is terminal.
 func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	pod := p.pod
+	old := &pod.Status
 	terminal := p.terminating && !p.hasStopping()
+	// Parts equal to the stored status's are shared with it, not rebuilt:
+	// stored objects are read-only, and a status is written at every step
+	// of every pod.
 	st := corev1.PodStatus{
 		HostIP:             k.nodeIP,
-		HostIPs:            []corev1.HostIP{{IP: k.nodeIP}},
-		StartTime:          timePtr(p.startTime),
-		QOSClass:           pod.Status.QOSClass,
+		HostIPs:            k.hostIPs,
+		StartTime:          old.StartTime,
+		QOSClass:           old.QOSClass,
 		ObservedGeneration: pod.Generation,
+	}
+	if start := p.startTime.Time(); st.StartTime == nil || !st.StartTime.Time.Equal(start) {
+		st.StartTime = timePtr(p.startTime)
 	}
 	if st.QOSClass == "" {
 		st.QOSClass = qosClass(pod)
 	}
 	ip := p.ip
 	if ip == "" && terminal {
-		ip = pod.Status.PodIP // a finished pod keeps the IP it had
+		ip = old.PodIP // a finished pod keeps the IP it had
 	}
 	if ip != "" {
 		st.PodIP = ip
-		st.PodIPs = []corev1.PodIP{{IP: ip}}
+		if len(old.PodIPs) == 1 && old.PodIPs[0].IP == ip {
+			st.PodIPs = old.PodIPs
+		} else {
+			st.PodIPs = []corev1.PodIP{{IP: ip}}
+		}
 	}
 	// What others own in status stays: the scheduler's nominated node, and
 	// the phase's reason and message while the phase holds.
@@ -759,8 +828,14 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	}
 
 	now := metav1.NewTime(k.now().Time())
-	conds := make([]corev1.PodCondition, 0, len(pod.Status.Conditions)+5)
-	for _, c := range pod.Status.Conditions {
+	n := 5 // the kubelet's own
+	for _, c := range old.Conditions {
+		if !conditionByKubelet(c.Type) {
+			n++
+		}
+	}
+	conds := make([]corev1.PodCondition, 0, n)
+	for _, c := range old.Conditions {
 		if !conditionByKubelet(c.Type) {
 			conds = append(conds, c)
 		}
@@ -781,13 +856,16 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 		initialized.Reason = reasonPodCompleted
 	}
 	add(initialized)
-	ready := containersReady(pod, st.ContainerStatuses, st.Phase)
+	ready := k.m.containersReady(pod, st.ContainerStatuses, st.Phase)
 	ready.Type = corev1.PodReady
 	add(ready)
 	ready.Type = corev1.ContainersReady
 	add(ready)
 	add(corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 	st.Conditions = conds
+	if equalConditions(conds, old.Conditions) {
+		st.Conditions = old.Conditions
+	}
 	return st
 }
 
@@ -801,10 +879,9 @@ func (p *podState) hasStopping() bool {
 }
 
 func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus {
-	f := false
-	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &f, RestartCount: c.restarts}
+	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &falseValue, RestartCount: c.restarts}
 	running := func() {
-		cs.Image = c.ref.Tagged().String()
+		cs.Image = c.image.tagged
 		cs.ImageID = c.img.DigestRef()
 		cs.ContainerID = c.id
 	}
@@ -823,15 +900,14 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 			cs.LastTerminationState.Terminated = c.last
 			cs.ImageID = c.img.DigestRef()
 		}
-		reason, msg := c.reason, c.message
-		if reason == "" {
-			reason, msg = ReasonContainerCreating, ""
+		if c.reason == "" {
+			cs.State.Waiting = waitingCreating
+		} else {
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}
 		}
-		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason, Message: msg}
 	case stageRunning, stageStopping:
 		running()
-		started := c.started
-		cs.Started, cs.Ready = &started, c.containerReady()
+		cs.Started, cs.Ready = boolPtr(c.started), c.containerReady()
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt.Time())}
 		if c.last != nil {
 			cs.LastTerminationState.Terminated = c.last
@@ -912,7 +988,7 @@ func podPhase(pod *corev1.Pod, statuses []corev1.ContainerStatus, terminal bool)
 
 // containersReady is GenerateContainersReadyCondition; the Ready condition
 // copies it (readiness gates are not simulated).
-func containersReady(pod *corev1.Pod, statuses []corev1.ContainerStatus, phase corev1.PodPhase) corev1.PodCondition {
+func (m *Manager) containersReady(pod *corev1.Pod, statuses []corev1.ContainerStatus, phase corev1.PodPhase) corev1.PodCondition {
 	switch phase {
 	case corev1.PodSucceeded:
 		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: reasonPodCompleted}
@@ -929,7 +1005,7 @@ func containersReady(pod *corev1.Pod, statuses []corev1.ContainerStatus, phase c
 	}
 	if len(unready) > 0 {
 		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: reasonContainersNotReady,
-			Message: fmt.Sprintf("containers with unready status: %s", unready)}
+			Message: m.unreadyMessage(unready)}
 	}
 	return corev1.PodCondition{Status: corev1.ConditionTrue}
 }
@@ -948,6 +1024,23 @@ func boolStatus(b bool) corev1.ConditionStatus {
 		return corev1.ConditionTrue
 	}
 	return corev1.ConditionFalse
+}
+
+// equalConditions reports whether two condition lists say the same, as
+// the API's semantic equality compares them.
+func equalConditions(a, b []corev1.PodCondition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Type != y.Type || x.Status != y.Status || x.ObservedGeneration != y.ObservedGeneration ||
+			x.Reason != y.Reason || x.Message != y.Message ||
+			!x.LastProbeTime.Equal(&y.LastProbeTime) || !x.LastTransitionTime.Equal(&y.LastTransitionTime) {
+			return false
+		}
+	}
+	return true
 }
 
 func timePtr(t sim.Tick) *metav1.Time {

@@ -169,7 +169,7 @@ func (pr *prober) stop() {
 // startProbes sets the workers of a container that has just started.
 func (k *Kubelet) startProbes(p *podState, c *ctr) {
 	now := k.now()
-	for _, pr := range c.probes {
+	for _, pr := range c.peek().probes {
 		if pr == nil {
 			continue
 		}
@@ -189,7 +189,7 @@ func (k *Kubelet) startProbes(p *podState, c *ctr) {
 // changed.
 func (k *Kubelet) pokeProbes(p *podState, c *ctr) {
 	now := k.now()
-	for _, pr := range c.probes {
+	for _, pr := range c.peek().probes {
 		if pr == nil || pr.onHold || pr.timer.Pending() {
 			continue
 		}
@@ -202,7 +202,7 @@ func (k *Kubelet) pokeProbes(p *podState, c *ctr) {
 }
 
 func (k *Kubelet) stopProbes(c *ctr) {
-	for _, pr := range c.probes {
+	for _, pr := range c.peek().probes {
 		if pr != nil {
 			pr.stop()
 		}
@@ -260,7 +260,7 @@ func (pr *prober) fire() {
 	}
 	pr.lastAt = now
 	k.stats.Probes++
-	res := c.proc.Probe(now, pr.check(), c.broken[pr.kind])
+	res := c.proc.Probe(now, pr.check(), c.peek().broken[pr.kind])
 	r := resFailure
 	if res.OK {
 		r = resSuccess
@@ -275,8 +275,8 @@ func (pr *prober) fire() {
 		k.event(p.cause, p.pod, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
 		if pr.run == 1 {
 			cause := c.startSeq
-			if c.broken[pr.kind] {
-				cause = c.brokeSeq[pr.kind]
+			if c.peek().broken[pr.kind] {
+				cause = c.more.brokeSeq[pr.kind]
 			}
 			pr.runSeq = k.maintain(p, cause, fmt.Sprintf("%s probe of container %s failed: %s (1 of %d in a row%s)",
 				lower(name), c.spec.Name, res.Message, pr.failureThreshold, pr.consequence()), whyProbeFailing[pr.kind])
@@ -312,7 +312,7 @@ func (pr *prober) fire() {
 		if !c.ready {
 			c.ready = true
 			cause := c.startSeq
-			if s := c.brokeSeq[readiness]; s != 0 {
+			if s := c.peek().brokeSeq[readiness]; s != 0 {
 				cause = s // healed by the learner
 			}
 			k.maintain(p, cause, fmt.Sprintf("readiness probe of container %s succeeded: the container is ready", c.spec.Name), whyReady)
@@ -321,7 +321,7 @@ func (pr *prober) fire() {
 	case startup:
 		c.started = true
 		k.maintain(p, c.startSeq, fmt.Sprintf("startup probe of container %s succeeded: liveness and readiness probes start", c.spec.Name), whyStartupDone)
-		for _, o := range c.probes {
+		for _, o := range c.more.probes {
 			if o != nil && o.kind != startup {
 				o.arm(max(now, c.startedAt+o.delay))
 			}

@@ -1,0 +1,142 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/engine/workload"
+)
+
+// What the pods of one template have in common is made once per Manager
+// and shared by every pod and node: the parsed image reference, and the
+// trace and event messages that name only an image or a container. A
+// Deployment's 150 replicas then keep one copy of "Started container web"
+// between them, in the trace and in their Events, instead of 150. Every
+// value here is immutable once made.
+
+// maxShared bounds each cache: names come from pod templates, so a real
+// session stays far below it, and past it values are made afresh (the
+// same strings, unshared).
+const maxShared = 4096
+
+// imageRef is a container's image reference, parsed once per image name.
+type imageRef struct {
+	ref workload.Reference
+	err error
+	// tagged is the normalised name the runtime reports once the container
+	// runs (status.containerStatuses[].image): "docker.io/library/nginx:1.27".
+	tagged string
+	// key is the name the node's image store files it under (imageStore.key).
+	key      string
+	isDigest bool
+}
+
+func (m *Manager) imageRef(image string) *imageRef {
+	if r := m.refs[image]; r != nil {
+		return r
+	}
+	r := &imageRef{}
+	r.ref, r.err = workload.ParseReference(image)
+	if r.err == nil {
+		r.tagged = r.ref.Tagged().String()
+		r.key, r.isDigest = storeKey(r.ref)
+	}
+	if len(m.refs) < maxShared {
+		m.refs[image] = r
+	}
+	return r
+}
+
+// msgKind is a message that depends on one or two names only.
+type msgKind uint8
+
+const (
+	msgPresentStep  msgKind = iota // image, pull policy
+	msgPresentEvent                // image
+	msgPullingEvent                // image
+	msgCreatedStep                 // container
+	msgCreatedEvent                // container
+	msgStartedStep                 // container
+	msgStartedEvent                // container
+	msgKillingEvent                // container
+	msgUnready                     // container
+)
+
+type msgKey struct {
+	kind msgKind
+	a, b string
+}
+
+// msg returns the message of kind for names a (and b), shared.
+func (m *Manager) msg(kind msgKind, a, b string) string {
+	key := msgKey{kind, a, b}
+	if s, ok := m.msgs[key]; ok {
+		return s
+	}
+	var s string
+	switch kind {
+	case msgPresentStep:
+		s = fmt.Sprintf("image %q is already on the node (imagePullPolicy %s)", a, b)
+	case msgPresentEvent:
+		s = fmt.Sprintf("Container image %q already present on machine", a)
+	case msgPullingEvent:
+		s = fmt.Sprintf("Pulling image %q", a)
+	case msgCreatedStep:
+		s = "created container " + a
+	case msgCreatedEvent:
+		s = "Created container: " + a
+	case msgStartedStep:
+		s = "started container " + a
+	case msgStartedEvent:
+		s = "Started container " + a
+	case msgKillingEvent:
+		s = "Stopping container " + a
+	case msgUnready:
+		s = "containers with unready status: [" + a + "]"
+	default:
+		panic(fmt.Sprintf("kubelet: unknown message kind %d", kind))
+	}
+	if len(m.msgs) < maxShared {
+		m.msgs[key] = s
+	}
+	return s
+}
+
+// intern returns the shared copy of s: status summaries such as "status
+// Pending (web: ContainerCreating)" repeat for every replica.
+func (m *Manager) intern(s string) string {
+	if t, ok := m.strs[s]; ok {
+		return t
+	}
+	if len(m.strs) < maxShared {
+		m.strs[s] = s
+	}
+	return s
+}
+
+// unreadyMessage is the Ready condition's message for the containers not
+// ready: "containers with unready status: [web sidecar]", as fmt prints a
+// []string.
+func (m *Manager) unreadyMessage(names []string) string {
+	if len(names) == 1 {
+		return m.msg(msgUnready, names[0], "")
+	}
+	return "containers with unready status: [" + strings.Join(names, " ") + "]"
+}
+
+// Values every status shares: the API treats them as read-only, and a
+// client that wants to change one deep-copies it first.
+var (
+	falseValue, trueValue = false, true
+
+	waitingCreating = &corev1.ContainerStateWaiting{Reason: ReasonContainerCreating}
+)
+
+func boolPtr(b bool) *bool {
+	if b {
+		return &trueValue
+	}
+	return &falseValue
+}
