@@ -171,10 +171,13 @@ func LeastAllocated(pi *framework.PodInfo, ni *framework.NodeInfo) int64 {
 		score += LeastRequestedScore(ni.NonZeroRequested.Memory+pi.NonZeroMemory, a)
 		weights++
 	}
-	if weights == 0 {
+	switch weights { // a constant divisor, so the common case divides by a shift
+	case 0:
 		return 0
+	case 1:
+		return score
 	}
-	return score / weights
+	return score / 2
 }
 
 // Score implements framework.ScorePlugin with the default strategy,
