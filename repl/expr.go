@@ -95,6 +95,7 @@ func (s *Session) exprOptions() []expr.Option {
 		expr.Env(env),
 		expr.Timezone("UTC"),
 		expr.Patch(nilSafe{}),
+		expr.Function(safeIndexFunc, func(p ...any) (any, error) { return safeIndex(p[0], p[1]), nil }, new(func(any, any) any)),
 		expr.Function("ready", func(p ...any) (any, error) {
 			conds, _ := path(p[0], "status", "conditions").([]any)
 			for _, c := range conds {
@@ -160,8 +161,44 @@ func (nilSafe) Visit(n *ast.Node) {
 	if !ok || m.Method {
 		return
 	}
+	if _, named := m.Property.(*ast.StringNode); !named {
+		// An index, pods[0] or m[key]: past the end, or on something
+		// missing, it reads as null too, so that `until pods[0].status.phase
+		// == "Running"` waits for the first pod instead of failing.
+		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: safeIndexFunc}, Arguments: []ast.Node{m.Node, m.Property}}
+		call.SetLocation(m.Location())
+		*n = call
+		return
+	}
 	m.Optional = true
 	*n = &ast.ChainNode{Node: m}
+}
+
+// safeIndexFunc is the function nilSafe turns an index into.
+const safeIndexFunc = "index"
+
+// safeIndex is a[i] for nilSafe: a list element (negative counts from the
+// end, as expr's own index does) or a map value, and nil where there is
+// none.
+func safeIndex(a, i any) any {
+	switch a := a.(type) {
+	case []any:
+		n, ok := i.(int)
+		if !ok {
+			return nil
+		}
+		if n < 0 {
+			n += len(a)
+		}
+		if n < 0 || n >= len(a) {
+			return nil
+		}
+		return a[n]
+	case map[string]any:
+		k, _ := i.(string)
+		return a[k]
+	}
+	return nil
 }
 
 // compileExpr compiles src for assert, eval and until.
