@@ -35,6 +35,12 @@
 //     each ReplicaSet's selector.
 //   - Pod templates are hashed exactly as kube does, but in the watch's
 //     protobuf form (see ComputeHash).
+//   - The ReplicaSet controller keeps each ReplicaSet's pod counts as a
+//     running tally from the watch (replicaset_tally.go) and recounts its
+//     pods, as kube does on every sync, only when the tally cannot answer:
+//     pods to create, delete, adopt or release, a changed spec, or
+//     minReadySeconds. The counts are the same; tests check it after
+//     every sync.
 //
 // # Node failure, taint-based eviction and disruption budgets
 //
