@@ -28,10 +28,13 @@ type Manager struct {
 	indexes  nodeIndexes
 
 	// Shared by every kubelet (shared.go).
-	refs    map[string]*imageRef
-	msgs    map[msgKey]string
-	strs    map[string]string
-	scratch corev1.Pod // the body of a pod status write, reused
+	refs      map[string]*imageRef
+	msgs      map[msgKey]string
+	strs      map[string]string
+	creating  map[[2]string][]corev1.ContainerStatus
+	conds     [recentConds][]corev1.PodCondition
+	condsNext int
+	scratch   corev1.Pod // the body of a pod status write, reused
 }
 
 var _ component.Reactor = (*Manager)(nil)
@@ -54,7 +57,8 @@ func NewManager(env component.Env, cfg Config) *Manager {
 		})
 	}
 	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{},
-		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, strs: map[string]string{}}
+		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, strs: map[string]string{},
+		creating: map[[2]string][]corev1.ContainerStatus{}}
 }
 
 // Name is the reactor's name; each kubelet traces as "kubelet/<node>".

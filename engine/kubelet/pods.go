@@ -822,6 +822,7 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 		st.ContainerStatuses[i] = k.containerStatus(c, terminal)
 	}
 	sortContainerStatuses(st.ContainerStatuses)
+	st.ContainerStatuses = k.m.shareCreating(st.ContainerStatuses)
 	st.Phase = podPhase(pod, st.ContainerStatuses, terminal)
 	if st.Phase == pod.Status.Phase {
 		st.Reason, st.Message = pod.Status.Reason, pod.Status.Message
@@ -865,6 +866,8 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	st.Conditions = conds
 	if equalConditions(conds, old.Conditions) {
 		st.Conditions = old.Conditions
+	} else {
+		st.Conditions = k.m.shareConditions(conds)
 	}
 	return st
 }
@@ -1026,17 +1029,15 @@ func boolStatus(b bool) corev1.ConditionStatus {
 	return corev1.ConditionFalse
 }
 
-// equalConditions reports whether two condition lists say the same, as
-// the API's semantic equality compares them.
+// equalConditions reports whether two condition lists are the same, to
+// the representation of their times: one may stand for the other in any
+// output.
 func equalConditions(a, b []corev1.PodCondition) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Type != y.Type || x.Status != y.Status || x.ObservedGeneration != y.ObservedGeneration ||
-			x.Reason != y.Reason || x.Message != y.Message ||
-			!x.LastProbeTime.Equal(&y.LastProbeTime) || !x.LastTransitionTime.Equal(&y.LastTransitionTime) {
+		if a[i] != b[i] {
 			return false
 		}
 	}

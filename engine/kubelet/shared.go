@@ -126,6 +126,48 @@ func (m *Manager) unreadyMessage(names []string) string {
 	return "containers with unready status: [" + strings.Join(names, " ") + "]"
 }
 
+// recentConds is how many recent pod condition lists shareConditions
+// keeps to compare with.
+const recentConds = 16
+
+// shareConditions returns a recent pod's condition list if it is the same
+// as conds, else conds, which it remembers. Replicas of a template that
+// reach a step at the same instant have the same conditions, times
+// included (in a large rollout nearly all of them do), and the API
+// server's objects are read-only, so one list serves them all.
+func (m *Manager) shareConditions(conds []corev1.PodCondition) []corev1.PodCondition {
+	for _, r := range m.conds {
+		if equalConditions(conds, r) {
+			return r
+		}
+	}
+	m.conds[m.condsNext] = conds
+	m.condsNext = (m.condsNext + 1) % recentConds
+	return conds
+}
+
+// shareCreating returns the shared container status list of a pod whose
+// one container is waiting for its first start (ContainerCreating): that
+// list depends only on the container's name and image.
+func (m *Manager) shareCreating(s []corev1.ContainerStatus) []corev1.ContainerStatus {
+	if len(s) != 1 {
+		return s
+	}
+	cs := &s[0]
+	if cs.State.Waiting != waitingCreating || cs.RestartCount != 0 || cs.LastTerminationState.Terminated != nil ||
+		cs.ImageID != "" || cs.ContainerID != "" || cs.Ready || cs.Started != &falseValue {
+		return s
+	}
+	key := [2]string{cs.Name, cs.Image}
+	if shared, ok := m.creating[key]; ok {
+		return shared
+	}
+	if len(m.creating) < maxShared {
+		m.creating[key] = s
+	}
+	return s
+}
+
 // Values every status shares: the API treats them as read-only, and a
 // client that wants to change one deep-copies it first.
 var (
