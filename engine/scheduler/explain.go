@@ -240,9 +240,10 @@ func (d *Decision) Rank() string {
 		if d.Ties > 2 {
 			others = strconv.Itoa(d.Ties-1) + " other nodes"
 		}
-		return fmt.Sprintf("score %d, tied with %s at the top of %d; picked at random", d.Score, others, d.Scored)
+		return "score " + strconv.FormatInt(d.Score, 10) + ", tied with " + others + " at the top of " + strconv.Itoa(d.Scored) +
+			"; picked at random"
 	}
-	return fmt.Sprintf("score %d, highest of %d", d.Score, d.Scored)
+	return "score " + strconv.FormatInt(d.Score, 10) + ", highest of " + strconv.Itoa(d.Scored)
 }
 
 // Scope explains how many nodes the attempt looked at, and why.
