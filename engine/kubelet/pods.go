@@ -136,35 +136,38 @@ func (c *ctr) peek() *ctrMore {
 
 // podState is the kubelet's record of one pod bound to its node.
 type podState struct {
-	key    string
-	pod    *corev1.Pod // the latest version seen; shared and read-only
-	cause  uint64      // the trace step the next step follows from
-	queued bool
-	ctrs   []*ctr
+	key   string
+	pod   *corev1.Pod // the latest version seen; shared and read-only
+	cause uint64      // the trace step the next step follows from
+	ctrs  []*ctr
 
-	admitted  bool
 	startTime sim.Tick
 	ip        string
-	ipOff     uint32
-	sandbox   bool
 
-	op      opKind
-	opDone  bool
-	timer   *sim.Timer
-	pull    *pullRequest
-	next    int  // the container the current sync pass is at
-	walking bool // a sync pass is under way
+	timer *sim.Timer
+	pull  *pullRequest
+	next  int // the container the current sync pass is at
 
 	retry   *sim.Timer
 	retryAt sim.Tick
 
-	terminating bool
-	killStart   sim.Tick
-	deleted     bool // the object is gone from the API
-	finished    bool // terminal status written and deletion requested
+	killStart sim.Tick
 
 	opFn, retryFn func() // retryFn is made at the first retry: most pods never need one
 	obj           string // "pod/<name>", as the trace names it (podState.object)
+
+	// The small fields last, packed together: a node keeps one podState
+	// per pod.
+	ipOff       uint32
+	op          opKind
+	queued      bool
+	admitted    bool
+	sandbox     bool
+	opDone      bool
+	walking     bool // a sync pass is under way
+	terminating bool
+	deleted     bool // the object is gone from the API
+	finished    bool // terminal status written and deletion requested
 }
 
 // object is the pod as the trace names it, "pod/<name>", made once.

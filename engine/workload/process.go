@@ -48,34 +48,40 @@ type Exit struct {
 // on virtual time: Next says when something happens next (a shell script
 // wakes, the process exits, the kernel kills it for memory), Step moves it
 // there.
+//
+// A cluster runs one per container, so it keeps only what it needs after
+// the start: the hostname, IP and environment (for logs and exec probes),
+// not the whole ProcessSpec.
 type Process struct {
-	spec  ProcessSpec
-	start sim.Tick
+	hostname, ip string
+	env          map[string]string
+	start        sim.Tick
 	// mode is what the image's own program does (or the selected
 	// sub-command). It is shared with the image and read-only: a process
 	// that needs another one gets its own copy.
-	mode   *Mode
-	own    bool // running the image's own program (not a shell script)
-	silent bool // the command was overridden by one we cannot know: prints nothing
-	sh     *shell.Machine
+	mode *Mode
+	sh   *shell.Machine
 	// fs is the container's filesystem, made when something first needs it
 	// (a shell command, an exec probe): a server nobody execs into never
 	// pays for one, and a filesystem made later is the same fresh one.
 	fs *shell.FS
 
-	wake    sim.Tick // when the script continues (-1: never)
-	exit    Exit
+	wake   sim.Tick // when the script continues (-1: never)
+	oomAt  sim.Tick // -1: never
+	stopAt sim.Tick
+	exit   Exit
+
+	own     bool // running the image's own program (not a shell script)
+	silent  bool // the command was overridden by one we cannot know: prints nothing
 	exited  bool
-	oomAt   sim.Tick // -1: never
 	stopped bool
-	stopAt  sim.Tick
 }
 
 // Start starts a process at now; it fails with a *StartError if the
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{spec: spec, start: now, wake: -1, oomAt: -1, mode: img.ownMode()}
+	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, wake: -1, oomAt: -1, mode: img.ownMode()}
 	switch {
 	case len(spec.Command) == 0 && len(spec.Args) == 0:
 		p.own = true
@@ -247,7 +253,7 @@ func (p *Process) Shell() bool { return p.sh != nil }
 func (p *Process) FS() *shell.FS {
 	if p.fs == nil {
 		p.fs = shell.NewFS()
-		p.fs.Write("/etc/hostname", p.spec.Hostname+"\n", false)
+		p.fs.Write("/etc/hostname", p.hostname+"\n", false)
 	}
 	return p.fs
 }
@@ -290,7 +296,7 @@ func (p *Process) Logs(now sim.Tick) []PrintedLine {
 			if t > until {
 				break
 			}
-			out = append(out, PrintedLine{T: t, Text: Render(l.Text, t, p.spec.IP, p.spec.Hostname)})
+			out = append(out, PrintedLine{T: t, Text: Render(l.Text, t, p.ip, p.hostname)})
 		}
 	}
 	runEnd := end
@@ -386,7 +392,7 @@ func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
 		if p.mode.Behavior.NoShell {
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
 		}
-		r := shell.Exec(c.Command, p.FS(), shell.Env{Hostname: p.spec.Hostname, Vars: p.spec.Env}, now, c.Timeout)
+		r := shell.Exec(c.Command, p.FS(), shell.Env{Hostname: p.hostname, Vars: p.env}, now, c.Timeout)
 		switch {
 		case r.NotFound:
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
