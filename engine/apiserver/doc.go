@@ -15,6 +15,9 @@
 //     not simulated yet; setting one is accepted and warned about by name.
 //   - defaults.go: Kubernetes' defaulting (k/k pkg/apis/*/v1/defaults.go).
 //   - admission.go: NamespaceLifecycle, DefaultTolerationSeconds, Priority.
+//   - priorityclass.go: PriorityClasses (validation, defaults, the two
+//     built-in classes) and the Priority plugin that resolves a pod's class
+//     into spec.priority and spec.preemptionPolicy.
 //   - validation.go: Kubernetes' validation with its exact messages.
 //   - services.go: cluster IP and node port allocation, pod QoS class.
 //   - server.go: Create, Update, UpdateStatus, Delete, Bind, RecordEvent.
