@@ -48,7 +48,6 @@ var Unsimulated = []UnsimulatedField{
 	{Scope: PodSpec, Path: "hostIPC"},
 	{Scope: PodSpec, Path: "hostUsers"},
 	{Scope: PodSpec, Path: "shareProcessNamespace"},
-	{Scope: PodSpec, Path: "preemptionPolicy"},
 	{Scope: PodSpec, Path: "serviceAccountName"},
 	{Scope: PodSpec, Path: "serviceAccount"},
 	{Scope: PodSpec, Path: "automountServiceAccountToken"},
