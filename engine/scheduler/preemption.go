@@ -32,6 +32,10 @@ const preemptionWhy = "No node can run the pod, so the scheduler looks for a nod
 	"priority would make room: priority decides who waits. It chooses the node whose victims matter least " +
 	"and evicts only as many as it must."
 
+// nominatedWhy is the teaching sentence of a pod taking its nominated node.
+const nominatedWhy = "Preemption made room on this node for this pod, so kube-scheduler tries it first; the " +
+	"nomination kept pods of lower priority from taking the room while the victims terminated."
+
 // nominator keeps the pods waiting in the queue with a
 // status.nominatedNodeName: the space preemption freed on a node is held
 // for them against pods of lower priority.

@@ -280,9 +280,12 @@ func (s *Scheduler) record(e trace.Event) uint64 {
 func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
 	pod := qp.Pod
 	d := &a.decision
+	why := "The scheduler runs every filter plugin on a node to see if it can run the pod, then scores the feasible nodes to pick the best."
+	if d.Nominated {
+		why = nominatedWhy
+	}
 	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: qp.Cause,
-		Message: "Scheduling pod " + pod.Namespace + "/" + pod.Name + ": " + s.scopeSummary(d),
-		Why:     "The scheduler runs every filter plugin on a node to see if it can run the pod, then scores the feasible nodes to pick the best."})
+		Message: "Scheduling pod " + pod.Namespace + "/" + pod.Name + ": " + s.scopeSummary(d), Why: why})
 	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: seq,
 		Message: "Bound pod/" + pod.Name + " to " + a.node + " (" + d.Rank() + ")",
 		Why:     "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + a.node + " watches for pods bound to it and starts them."})
