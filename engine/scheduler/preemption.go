@@ -42,6 +42,9 @@ const nominatedWhy = "Preemption made room on this node for this pod, so kube-sc
 type nominator struct {
 	pods   map[types.UID]*corev1.Pod
 	byNode map[string]int
+	// counted names, for the attempt under way, each node where nominated
+	// pods were counted and who they were: "n2 (urgent)".
+	counted []string
 }
 
 func newNominator() *nominator {
@@ -86,6 +89,22 @@ func (n *nominator) forNode(node string) []*corev1.Pod {
 	return out
 }
 
+// noteCounted remembers, once per node and attempt, which nominated pods
+// the filters counted on it.
+func (n *nominator) noteCounted(node string, pods []*framework.PodInfo) {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Pod.Name
+	}
+	entry := node + " (" + strings.Join(names, ", ") + ")"
+	for _, c := range n.counted {
+		if c == entry {
+			return
+		}
+	}
+	n.counted = append(n.counted, entry)
+}
+
 // runFilters is RunFilterPluginsWithNominatedPods: the filters run on the
 // node as if the pods nominated to it with at least this pod's priority
 // were already there, so that a pod cannot take the room preemption made
@@ -114,6 +133,7 @@ func (s *Scheduler) runFilters(state *framework.CycleState, pi *framework.PodInf
 	if withNominated == nil {
 		return s.fw.RunFilterPlugins(state, pi, ni)
 	}
+	s.nominated.noteCounted(ni.Name(), withNominated.Pods[len(ni.Pods):])
 	return s.fw.RunFilterPlugins(state, pi, withNominated)
 }
 
@@ -184,6 +204,10 @@ func (s *Scheduler) notePreemption(a *attempt) {
 	}
 	a.preemption = defaultpreemption.ResultFrom(s.scratch.state)
 	a.decision.Preemption = describePreemption(a.preemption)
+	if c := s.nominated.counted; len(c) > 0 {
+		a.decision.Preemption = "  counted as already there, because preemption made room for them: nominated pods of at least this pod's priority on " +
+			strings.Join(c, "; ") + "\n" + a.decision.Preemption
+	}
 }
 
 // nominating is kube's NominatingInfo for a failed attempt: whether the

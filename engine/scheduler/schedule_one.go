@@ -258,6 +258,7 @@ func (s *Scheduler) fitError(state *framework.CycleState, pi *framework.PodInfo,
 // scheduleOne is one attempt, end to end: run the cycle, then bind (and
 // report Scheduled) or report the failure and put the pod back.
 func (s *Scheduler) scheduleOne(qp *framework.QueuedPodInfo) {
+	s.nominated.counted = s.nominated.counted[:0]
 	a := s.schedulePod(qp)
 	if a.err != nil {
 		a.decision.Message = a.err.Error()
