@@ -67,10 +67,14 @@ func admitNamespace(v view, k *kinds.Kind, obj kinds.Object) error {
 	return nil
 }
 
-// admitDelete is NamespaceLifecycle for a delete.
+// admitDelete is NamespaceLifecycle for a delete, and the PriorityClass
+// storage's refusal to delete a built-in class.
 func admitDelete(k *kinds.Kind, name string) error {
 	if k == kinds.Namespace && immortalNamespaces[name] {
 		return apierrors.NewForbidden(k.GroupResource(), name, fmt.Errorf("this namespace may not be deleted"))
+	}
+	if k == kinds.PriorityClass {
+		return deletePriorityClassAllowed(name)
 	}
 	return nil
 }

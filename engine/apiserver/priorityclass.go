@@ -208,6 +208,18 @@ func forbiddenPod(p *corev1.Pod, err error) error {
 	return apierrors.NewForbidden(kinds.Pod.GroupResource(), name, err)
 }
 
+// deletePriorityClassAllowed is the PriorityClass REST storage's Delete:
+// the built-in classes cannot be deleted.
+func deletePriorityClassAllowed(name string) error {
+	for _, spc := range SystemPriorityClasses() {
+		if spc.Name == name {
+			return apierrors.NewForbidden(kinds.PriorityClass.GroupResource(), name,
+				fmt.Errorf("this is a system priority class and cannot be deleted"))
+		}
+	}
+	return nil
+}
+
 // CreateSystemPriorityClasses creates system-node-critical and
 // system-cluster-critical, as kube-apiserver's post-start hook does, on an
 // empty cluster. Their UIDs are derived from their names instead of drawn

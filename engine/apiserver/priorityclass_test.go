@@ -119,3 +119,16 @@ spec:
 		}
 	}
 }
+
+// TestSystemPriorityClassDelete: the built-in classes stay.
+func TestSystemPriorityClassDelete(t *testing.T) {
+	ts := newTestServer(t)
+	if err := ts.CreateSystemPriorityClasses(system); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ts.Delete(system, kinds.PriorityClass, "", SystemNodeCritical, DeleteOptions{})
+	want := `priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted`
+	if err == nil || err.Error() != want {
+		t.Errorf("Delete(system-node-critical) = %v; want %s", err, want)
+	}
+}
