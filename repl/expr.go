@@ -32,7 +32,7 @@ var exprLists = []exprList{
 	{"pods", kinds.Pod}, {"nodes", kinds.Node}, {"deployments", kinds.Deployment},
 	{"replicasets", kinds.ReplicaSet}, {"services", kinds.Service},
 	{"endpointslices", kinds.EndpointSlice}, {"hpas", kinds.HPA}, {"events", kinds.Event},
-	{"namespaces", kinds.Namespace},
+	{"namespaces", kinds.Namespace}, {"pdbs", kinds.PDB}, {"priorityclasses", kinds.PriorityClass},
 }
 
 // exprFuncs documents the helpers for `help assert`; the implementations

@@ -121,7 +121,7 @@ func TestExprErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{`count(pods, .status.phase == "Running"`, "unexpected token EOF\n  count(pods, .status.phase == \"Running\"\n  " + strings.Repeat(" ", 37) + "^"}, // expr points at the last token
 		{`len(podz)`, "unknown name podz (did you mean pods?)\n  len(podz)\n      ^"},
-		{`frobnicate == 1`, "unknown name frobnicate (the lists are pods, nodes, deployments, replicasets, services, endpointslices, hpas, events, namespaces)\n  frobnicate == 1\n  ^"},
+		{`frobnicate == 1`, "unknown name frobnicate (the lists are pods, nodes, deployments, replicasets, services, endpointslices, hpas, events, namespaces, pdbs, priorityclasses)\n  frobnicate == 1\n  ^"},
 	}
 	for _, tt := range tests {
 		_, err := s.compileExpr(tt.src)
