@@ -75,7 +75,7 @@ func TestTerminal(t *testing.T) {
 	mark := 0 // output before mark has been matched already
 	waitFor := func(want string) {
 		t.Helper()
-		deadline := time.After(20 * time.Second)
+		deadline := time.After(60 * time.Second)
 		for {
 			text := ansi.ReplaceAllString(seen.String(), "")
 			if i := strings.Index(text[min(mark, len(text)):], want); i >= 0 {
