@@ -35,6 +35,8 @@ type Manager struct {
 	conds     [recentConds][]corev1.PodCondition
 	condsNext int
 	scratch   corev1.Pod // the body of a pod status write, reused
+	condBuf   []corev1.PodCondition
+	statusBuf []corev1.ContainerStatus
 }
 
 var _ component.Reactor = (*Manager)(nil)

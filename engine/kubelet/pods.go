@@ -727,7 +727,7 @@ func (k *Kubelet) finishTermination(p *podState) {
 // holds. prefix, if set, starts the trace message ("accepted the pod").
 func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
 	st := k.podStatus(p)
-	if equality.Semantic.DeepEqual(st, p.pod.Status) {
+	if sameStatus(&st, &p.pod.Status) {
 		return
 	}
 	msg := "status " + describeStatus(&st)
@@ -751,6 +751,18 @@ func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
 		panic("kubelet: writing status of pod " + p.key + ": " + err.Error())
 	}
 	p.pod = stored.(*corev1.Pod)
+}
+
+// sameStatus is the API's semantic equality of two pod statuses. Most
+// writes change the phase, the IP or a list's length, which settles it
+// without the reflective comparison (and without boxing two 320-byte
+// structs into interfaces, as passing them by value would).
+func sameStatus(a, b *corev1.PodStatus) bool {
+	if a.Phase != b.Phase || a.PodIP != b.PodIP || a.HostIP != b.HostIP ||
+		len(a.Conditions) != len(b.Conditions) || len(a.ContainerStatuses) != len(b.ContainerStatuses) {
+		return false
+	}
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 // describeStatus sums a pod status up for the trace:
@@ -820,25 +832,22 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	// What others own in status stays: the scheduler's nominated node, and
 	// the phase's reason and message while the phase holds.
 	st.NominatedNodeName = pod.Status.NominatedNodeName
-	st.ContainerStatuses = make([]corev1.ContainerStatus, len(p.ctrs))
-	for i, c := range p.ctrs {
-		st.ContainerStatuses[i] = k.containerStatus(c, terminal)
+	// Both lists are built in the Manager's scratch space and copied out
+	// only when no existing list can stand for them (shared.go).
+	statuses := k.m.statusBuf[:0]
+	for _, c := range p.ctrs {
+		statuses = append(statuses, k.containerStatus(c, terminal))
 	}
-	sortContainerStatuses(st.ContainerStatuses)
-	st.ContainerStatuses = k.m.shareCreating(st.ContainerStatuses)
+	k.m.statusBuf = statuses
+	sortContainerStatuses(statuses)
+	st.ContainerStatuses = k.m.shareCreating(statuses)
 	st.Phase = podPhase(pod, st.ContainerStatuses, terminal)
 	if st.Phase == pod.Status.Phase {
 		st.Reason, st.Message = pod.Status.Reason, pod.Status.Message
 	}
 
 	now := metav1.NewTime(k.now().Time())
-	n := 5 // the kubelet's own
-	for _, c := range old.Conditions {
-		if !conditionByKubelet(c.Type) {
-			n++
-		}
-	}
-	conds := make([]corev1.PodCondition, 0, n)
+	conds := k.m.condBuf[:0]
 	for _, c := range old.Conditions {
 		if !conditionByKubelet(c.Type) {
 			conds = append(conds, c)
@@ -866,7 +875,7 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	ready.Type = corev1.ContainersReady
 	add(ready)
 	add(corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
-	st.Conditions = conds
+	k.m.condBuf = conds
 	if equalConditions(conds, old.Conditions) {
 		st.Conditions = old.Conditions
 	} else {

@@ -131,41 +131,46 @@ func (m *Manager) unreadyMessage(names []string) string {
 const recentConds = 16
 
 // shareConditions returns a recent pod's condition list if it is the same
-// as conds, else conds, which it remembers. Replicas of a template that
-// reach a step at the same instant have the same conditions, times
-// included (in a large rollout nearly all of them do), and the API
-// server's objects are read-only, so one list serves them all.
+// as conds, else a copy of conds (a scratch list), which it remembers.
+// Replicas of a template that reach a step at the same instant have the
+// same conditions, times included (in a large rollout nearly all of them
+// do), and the API server's objects are read-only, so one list serves
+// them all.
 func (m *Manager) shareConditions(conds []corev1.PodCondition) []corev1.PodCondition {
 	for _, r := range m.conds {
 		if equalConditions(conds, r) {
 			return r
 		}
 	}
-	m.conds[m.condsNext] = conds
+	out := append(make([]corev1.PodCondition, 0, len(conds)), conds...)
+	m.conds[m.condsNext] = out
 	m.condsNext = (m.condsNext + 1) % recentConds
-	return conds
+	return out
 }
 
-// shareCreating returns the shared container status list of a pod whose
-// one container is waiting for its first start (ContainerCreating): that
-// list depends only on the container's name and image.
+// shareCreating returns the container status list for s (a scratch
+// list): the shared one of a pod whose one container is waiting for its
+// first start (ContainerCreating), which depends only on the container's
+// name and image, else a copy of s.
 func (m *Manager) shareCreating(s []corev1.ContainerStatus) []corev1.ContainerStatus {
+	out := func() []corev1.ContainerStatus { return append(make([]corev1.ContainerStatus, 0, len(s)), s...) }
 	if len(s) != 1 {
-		return s
+		return out()
 	}
 	cs := &s[0]
 	if cs.State.Waiting != waitingCreating || cs.RestartCount != 0 || cs.LastTerminationState.Terminated != nil ||
 		cs.ImageID != "" || cs.ContainerID != "" || cs.Ready || cs.Started != &falseValue {
-		return s
+		return out()
 	}
 	key := [2]string{cs.Name, cs.Image}
 	if shared, ok := m.creating[key]; ok {
 		return shared
 	}
+	shared := out()
 	if len(m.creating) < maxShared {
-		m.creating[key] = s
+		m.creating[key] = shared
 	}
-	return s
+	return shared
 }
 
 // Values every status shares: the API treats them as read-only, and a
