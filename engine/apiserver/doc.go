@@ -21,6 +21,9 @@
 //   - validation.go: Kubernetes' validation with its exact messages.
 //   - services.go: cluster IP and node port allocation, pod QoS class.
 //   - server.go: Create, Update, UpdateStatus, Delete, Bind, RecordEvent.
+//   - event_ttl.go: --event-ttl: Events are written on shared etcd leases
+//     and go when their lease expires, an hour (and up to a minute) after
+//     their last write.
 //   - apply.go: Apply (kubectl's client-side apply, all or nothing per
 //     file), Get and Patch for the REPL.
 //

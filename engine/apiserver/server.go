@@ -47,6 +47,7 @@ type Server struct {
 
 	eventTick    sim.Tick // the tick of the last recorded event
 	eventsInTick int64    // events recorded in it so far
+	eventLeases  eventLeases
 }
 
 // New returns an API server in front of st.
@@ -177,6 +178,9 @@ func (s *Server) commitCreate(a Actor, obj kinds.Object, verb string) int64 {
 	rev, err := s.store.Create(obj, cause)
 	if err != nil {
 		panic("apiserver: create after validation failed: " + err.Error())
+	}
+	if k == kinds.Event {
+		s.noteEventWrite(obj, rev)
 	}
 	s.noteRev(a, rev)
 	return rev
@@ -355,6 +359,9 @@ func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string) {
 	rev, err := s.store.Update(obj, cause)
 	if err != nil {
 		panic("apiserver: update after validation failed: " + err.Error())
+	}
+	if k == kinds.Event {
+		s.noteEventWrite(obj, rev)
 	}
 	s.noteRev(a, rev)
 	// An object that was waiting only for its last finalizer goes now.

@@ -1,0 +1,102 @@
+package apiserver
+
+import (
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
+)
+
+// EventTTL is kube-apiserver's --event-ttl: etcd keeps an Event for an hour
+// after its last write, then its lease expires and the key is gone. So
+// `kubectl get events` shows only the last hour or so, and a long-lived
+// cluster does not fill etcd with them.
+//
+// As in kube-apiserver's lease manager (storage/etcd3/lease_manager.go),
+// writes share etcd leases: a lease is granted for the TTL plus the reuse
+// duration (5% of the TTL, at most --lease-reuse-duration-seconds, 60 s),
+// and later writes attach to it while it still outlives their TTL and
+// expires within their TTL plus the reuse duration, up to
+// --lease-max-object-count (1,000) keys. So an Event goes between one hour
+// and one hour and a minute after its last write, together with the others
+// of its lease.
+const EventTTL = sim.Hour
+
+// Lease sharing (kube-apiserver's defaults).
+const (
+	leaseReuseDuration  = sim.Minute // min(5% of the TTL, 60 s)
+	leaseMaxObjectCount = 1000
+)
+
+// eventLease is one Event write waiting for its TTL to run out.
+type eventLease struct {
+	namespace, name string
+	rev             int64 // the write; a later write renews the Event
+	at              sim.Tick
+}
+
+// eventLeases are the Event writes in the order they happened, so in the
+// order their TTLs run out, with the one timer that expires the oldest.
+type eventLeases struct {
+	queue []eventLease
+	head  int
+	timer *sim.Timer
+	// The lease writes attach to, while it can be reused.
+	expires  sim.Tick
+	attached int
+}
+
+// noteEventWrite gives an Event written at revision rev its hour.
+func (s *Server) noteEventWrite(obj kinds.Object, rev int64) {
+	l := &s.eventLeases
+	now := s.clock.Now()
+	valid := now+EventTTL < l.expires
+	sufficient := now+EventTTL+leaseReuseDuration > l.expires
+	if !valid || !sufficient || l.attached > leaseMaxObjectCount {
+		l.expires, l.attached = now+EventTTL+leaseReuseDuration, 0 // a new lease
+	}
+	l.attached++
+	l.queue = append(l.queue, eventLease{namespace: obj.GetNamespace(), name: obj.GetName(), rev: rev, at: l.expires})
+	if !l.timer.Pending() {
+		l.timer = s.clock.At(l.queue[l.head].at, "event TTL", s.expireEvents)
+	}
+}
+
+// expireEvents deletes the Events whose last write is EventTTL old, as
+// etcd does when their lease expires: no API request, no admission, one
+// trace step for all of them.
+func (s *Server) expireEvents() {
+	l := &s.eventLeases
+	now := s.clock.Now()
+	var due []eventLease
+	for ; l.head < len(l.queue) && l.queue[l.head].at <= now; l.head++ {
+		e := l.queue[l.head]
+		l.queue[l.head] = eventLease{}
+		o, ok := s.store.Lookup(kinds.Event, e.namespace, e.name)
+		if ok && o.GetResourceVersion() == strconv.FormatInt(e.rev, 10) {
+			due = append(due, e) // not deleted already, nor written again since (renewed)
+		}
+	}
+	if len(due) > 0 {
+		what := "1 Event whose"
+		if len(due) > 1 {
+			what = strconv.Itoa(len(due)) + " Events whose"
+		}
+		seq := s.trace.Record(trace.Event{Component: "etcd", Lane: trace.ControlPlane, Column: trace.Maintain,
+			Message: "deleted " + what + " etcd lease expired (kube-apiserver --event-ttl 1h: an Event lives an hour after its last write)",
+			Why:     "Events are kept for an hour after their last update, so that etcd does not fill up with them; kubectl get events shows only the last hour."})
+		for _, e := range due {
+			if _, _, err := s.store.Delete(kinds.Event, e.namespace, e.name, "", seq); err != nil {
+				panic("apiserver: event expiry: " + err.Error())
+			}
+		}
+	}
+	if l.head > 1024 && l.head*2 > len(l.queue) {
+		l.queue = append([]eventLease(nil), l.queue[l.head:]...)
+		l.head = 0
+	}
+	if l.head < len(l.queue) {
+		l.timer = s.clock.At(l.queue[l.head].at, "event TTL", s.expireEvents)
+	}
+}
