@@ -71,8 +71,10 @@ type tally struct {
 }
 
 // VerifyTallies makes every sync that answers from a tally recount too and
-// panic on a difference. Tests turn it on (the controller's, the engine's
-// scenarios and the lessons); it costs the recount the tally saves.
+// panic on a difference, and every Deployment sync check that it left the
+// stored Deployment unchanged (see workingCopy). Tests turn it on (the
+// controller's, the engine's scenarios and the lessons); it costs what the
+// tally and the working copy save.
 var VerifyTallies = false
 
 // tallyFor returns rs's tally if it can stand in for a recount now.
