@@ -82,6 +82,27 @@ func (c *CycleState) Reset() {
 	c.Cluster = nil
 }
 
+// StateData is plugin data that changes after PreFilter (through
+// PreFilterExtensions): a CycleState clone gets its own copy. Data that
+// does not implement it is shared by the clones and must stay read-only.
+type StateData interface {
+	Clone() StateData
+}
+
+// Clone returns a copy of the state for a "what if" question (a preemption
+// dry run on one node, the pods nominated to a node): the plugins' data is
+// cloned where it implements StateData, so that AddPod and RemovePod on the
+// copy leave the original as it was (kube's CycleState.Clone).
+func (c *CycleState) Clone() *CycleState {
+	out := *c
+	for i := range c.data[:len(stateKeyNames)] {
+		if d, ok := c.data[i].(StateData); ok {
+			out.data[i] = d.Clone()
+		}
+	}
+	return &out
+}
+
 // Write stores a plugin's data.
 func (c *CycleState) Write(k StateKey, v any) { c.data[k] = v }
 

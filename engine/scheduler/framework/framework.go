@@ -188,6 +188,39 @@ func (f *Framework) RunPreFilterPlugins(state *CycleState, pod *PodInfo) (*PreFi
 	return result, nil, narrowers
 }
 
+// RunPreFilterExtensionAddPod tells every PreFilter plugin that ran this
+// cycle (those that returned Skip did not) and has PreFilterExtensions that
+// added is now on node, and stops at the first error (kube's
+// RunPreFilterExtensionAddPod).
+func (f *Framework) RunPreFilterExtensionAddPod(state *CycleState, pod, added *PodInfo, node *NodeInfo) *Status {
+	for _, e := range f.preFilter {
+		ext := e.p.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(e.idx) {
+			continue
+		}
+		if s := ext.AddPod(state, pod, added, node); !s.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("running AddPod on PreFilter plugin %q: %v", e.p.Name(), s.Message()))
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod tells every PreFilter plugin that ran this
+// cycle and has PreFilterExtensions that removed has left node (kube's
+// RunPreFilterExtensionRemovePod).
+func (f *Framework) RunPreFilterExtensionRemovePod(state *CycleState, pod, removed *PodInfo, node *NodeInfo) *Status {
+	for _, e := range f.preFilter {
+		ext := e.p.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(e.idx) {
+			continue
+		}
+		if s := ext.RemovePod(state, pod, removed, node); !s.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("running RemovePod on PreFilter plugin %q: %v", e.p.Name(), s.Message()))
+		}
+	}
+	return nil
+}
+
 // RunFilterPlugins runs the filters on one node, in profile order, and
 // stops at the first rejection (as kube does since 1.2x): it returns the
 // status and the profile index of the plugin that rejected, or nil and -1.

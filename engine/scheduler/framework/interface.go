@@ -50,6 +50,21 @@ func (r *PreFilterResult) Merge(o *PreFilterResult) *PreFilterResult {
 type PreFilterPlugin interface {
 	Plugin
 	PreFilter(state *CycleState, pod *PodInfo) (*PreFilterResult, *Status)
+	// PreFilterExtensions returns the plugin's AddPod and RemovePod, or nil
+	// when what its PreFilter computed does not depend on other pods.
+	PreFilterExtensions() PreFilterExtensions
+}
+
+// PreFilterExtensions update what a PreFilter computed when the scheduler
+// asks "what if this pod were on (or gone from) that node?": the
+// preemption dry run removes victims and puts some back, and the filters
+// count nominated pods as if they were bound. The state is a clone made for
+// that question (CycleState.Clone), so a change stays in it; the NodeInfo
+// is the node the pod is added to or removed from, and pod is the pod being
+// scheduled (kube's framework.PreFilterExtensions).
+type PreFilterExtensions interface {
+	AddPod(state *CycleState, pod *PodInfo, added *PodInfo, node *NodeInfo) *Status
+	RemovePod(state *CycleState, pod *PodInfo, removed *PodInfo, node *NodeInfo) *Status
 }
 
 // FilterPlugin decides whether one node can run the pod. It must be cheap

@@ -1,6 +1,7 @@
 package interpodaffinity
 
 import (
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -177,6 +178,157 @@ type preFilterState struct {
 	selfAffine     bool
 	anti           []*framework.DomainCounts // per required anti-affinity term
 	existingAnti   []*framework.DomainCounts // existing pods' required anti-affinity terms matching the pod
+
+	// What AddPod and RemovePod need: the pod's resolved terms (aligned
+	// with affinity and anti) and its namespace's labels.
+	affinityTerms, antiTerms []Term
+	nsr                      *namespaceResolver
+
+	// The changes AddPod and RemovePod made, on top of the counts (which
+	// are the cache's live indexes and must not change): per affinity and
+	// anti entry, domain value -> change; for existing pods' anti-affinity,
+	// topology key -> value -> change (kube counts those per topology pair,
+	// whatever the term). All nil until changed is set.
+	changed           bool
+	affinityDelta     []map[string]int
+	antiDelta         []map[string]int
+	existingAntiDelta map[string]map[string]int
+}
+
+// Clone implements framework.StateData: the counts are shared (read-only),
+// the changes copied.
+func (s *preFilterState) Clone() framework.StateData {
+	c := *s
+	if s.changed {
+		c.affinityDelta = cloneDeltas(s.affinityDelta)
+		c.antiDelta = cloneDeltas(s.antiDelta)
+		c.existingAntiDelta = make(map[string]map[string]int, len(s.existingAntiDelta))
+		for k, m := range s.existingAntiDelta {
+			c.existingAntiDelta[k] = maps.Clone(m)
+		}
+	}
+	return &c
+}
+
+func cloneDeltas(in []map[string]int) []map[string]int {
+	out := make([]map[string]int, len(in))
+	for i, m := range in {
+		out[i] = maps.Clone(m)
+	}
+	return out
+}
+
+func addDelta(m map[string]int, v string, d int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	if m[v] += d; m[v] == 0 {
+		delete(m, v)
+	}
+	return m
+}
+
+// updateWithPod is kube's preFilterState.updateWithPod: the pod p on node
+// counts mult (+1 added, -1 removed) for the existing-anti-affinity
+// domains of its own required anti-affinity terms that match the incoming
+// pod, for the affinity domains if it matches all the incoming pod's
+// required affinity terms, and for the anti-affinity domains of each of the
+// incoming pod's required anti-affinity terms it matches.
+func (s *preFilterState) updateWithPod(incoming, p *corev1.Pod, node *corev1.Node, mult int) {
+	if node == nil {
+		return
+	}
+	if !s.changed {
+		s.changed = true
+		s.affinityDelta = make([]map[string]int, len(s.affinity))
+		s.antiDelta = make([]map[string]int, len(s.anti))
+		s.existingAntiDelta = map[string]map[string]int{}
+	}
+	nl := node.Labels
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		for i := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			t := &a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i]
+			v, ok := nl[t.TopologyKey]
+			if !ok {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+			if err != nil {
+				continue
+			}
+			et := framework.ExistingTerm{Kind: framework.RequiredAntiAffinity, Namespace: p.Namespace, Term: *t, Selector: sel}
+			if existingTermMatches(&et, incoming, s.nsr) {
+				s.existingAntiDelta[t.TopologyKey] = addDelta(s.existingAntiDelta[t.TopologyKey], v, mult)
+			}
+		}
+	}
+	if len(s.affinityTerms) > 0 {
+		all := true
+		for i := range s.affinityTerms {
+			if !s.affinityTerms[i].Sel.Matches(p) {
+				all = false
+				break
+			}
+		}
+		if all {
+			for i := range s.affinityTerms {
+				if v, ok := nl[s.affinityTerms[i].TopologyKey]; ok {
+					s.affinityDelta[i] = addDelta(s.affinityDelta[i], v, mult)
+				}
+			}
+			s.anyAffinityPod = s.anyAffinityPodWithDeltas()
+		}
+	}
+	for i := range s.antiTerms {
+		if v, ok := nl[s.antiTerms[i].TopologyKey]; ok && s.antiTerms[i].Sel.Matches(p) {
+			s.antiDelta[i] = addDelta(s.antiDelta[i], v, mult)
+		}
+	}
+}
+
+// anyAffinityPodWithDeltas reports whether any domain of any affinity term
+// still has a matching pod once the changes are counted (kube: the
+// affinity counts are not empty).
+func (s *preFilterState) anyAffinityPodWithDeltas() bool {
+	for i, c := range s.affinity {
+		d := s.affinityDelta[i]
+		for v, n := range c.ByValue {
+			if n+d[v] > 0 {
+				return true
+			}
+		}
+		for v, n := range d {
+			if _, ok := c.ByValue[v]; !ok && n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin.
+func (pl *InterPodAffinity) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod implements framework.PreFilterExtensions: the state counts the
+// pod as if it ran on the node.
+func (*InterPodAffinity) AddPod(state *framework.CycleState, pod, added *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	s, _ := state.Read(preFilterStateKey).(*preFilterState)
+	if s == nil {
+		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	s.updateWithPod(pod.Pod, added.Pod, node.Node(), 1)
+	return nil
+}
+
+// RemovePod implements framework.PreFilterExtensions: the state no longer
+// counts the pod on the node.
+func (*InterPodAffinity) RemovePod(state *framework.CycleState, pod, removed *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	s, _ := state.Read(preFilterStateKey).(*preFilterState)
+	if s == nil {
+		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	s.updateWithPod(pod.Pod, removed.Pod, node.Node(), -1)
+	return nil
 }
 
 func queryKey(terms []Term, topologyKey string) string {
@@ -224,7 +376,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 		return nil, statusSkip
 	}
 	nsr := &namespaceResolver{lister: l}
-	s := &preFilterState{}
+	s := &preFilterState{nsr: nsr}
 	for _, et := range existing {
 		if et.Kind == framework.RequiredAntiAffinity && existingTermMatches(et, pod, nsr) {
 			s.existingAnti = append(s.existingAnti, et.Counts)
@@ -243,6 +395,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 			terms = append(terms, t)
 		}
 		s.selfAffine = true
+		s.affinityTerms = terms
 		for i := range terms {
 			c := count(l, terms, terms[i].TopologyKey)
 			s.affinity = append(s.affinity, c)
@@ -260,6 +413,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 			continue
 		}
 		s.anti = append(s.anti, count(l, []Term{t}, t.TopologyKey))
+		s.antiTerms = append(s.antiTerms, t)
 	}
 	state.Write(preFilterStateKey, s)
 	return nil, nil
@@ -272,6 +426,9 @@ func (*InterPodAffinity) Filter(state *framework.CycleState, _ *framework.PodInf
 	s, _ := state.Read(preFilterStateKey).(*preFilterState)
 	if s == nil {
 		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	if s.changed {
+		return s.filterWithDeltas(ni)
 	}
 	if len(s.affinity) > 0 {
 		podsExist := true
@@ -296,6 +453,60 @@ func (*InterPodAffinity) Filter(state *framework.CycleState, _ *framework.PodInf
 	}
 	for _, c := range s.existingAnti {
 		if n, _ := c.ForNode(ni); n > 0 {
+			return statusExistingAnti
+		}
+	}
+	return nil
+}
+
+// filterWithDeltas is Filter once AddPod or RemovePod changed the state:
+// each count plus its change (a preemption dry run, nominated pods).
+func (s *preFilterState) filterWithDeltas(ni *framework.NodeInfo) *framework.Status {
+	nl := ni.Node().Labels
+	if len(s.affinity) > 0 {
+		podsExist := true
+		for i, c := range s.affinity {
+			n, ok := c.ForNode(ni)
+			if !ok {
+				return statusAffinity
+			}
+			if n+s.affinityDelta[i][nl[c.Key]] <= 0 {
+				podsExist = false
+			}
+		}
+		if !podsExist && (s.anyAffinityPod || !s.selfAffine) {
+			return statusAffinity
+		}
+	}
+	for i, c := range s.anti {
+		if n, ok := c.ForNode(ni); ok && n+s.antiDelta[i][nl[c.Key]] > 0 {
+			return statusAnti
+		}
+	}
+	// Existing pods' anti-affinity: per topology key of the node, the
+	// terms' counts in its domain plus the change there (the order of the
+	// keys does not matter: any positive total rejects).
+	for _, c := range s.existingAnti {
+		if _, ok := s.existingAntiDelta[c.Key]; ok {
+			continue
+		}
+		if n, _ := c.ForNode(ni); n > 0 {
+			return statusExistingAnti
+		}
+	}
+	for key, d := range s.existingAntiDelta {
+		v, ok := nl[key]
+		if !ok {
+			continue
+		}
+		total := d[v]
+		for _, c := range s.existingAnti {
+			if c.Key == key {
+				n, _ := c.ForNode(ni)
+				total += n
+			}
+		}
+		if total > 0 {
 			return statusExistingAnti
 		}
 	}

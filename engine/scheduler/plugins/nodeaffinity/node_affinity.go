@@ -163,6 +163,10 @@ func hasRequired(pod *corev1.Pod) bool {
 	return a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
 }
 
+// PreFilterExtensions implements framework.PreFilterPlugin: none, as what
+// PreFilter parses depends on the pod alone.
+func (*NodeAffinity) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
 // PreFilter implements framework.PreFilterPlugin: Skip for a pod with
 // neither nodeSelector nor required affinity; otherwise parse once, and if
 // every required term pins metadata.name, narrow the nodes to those names.

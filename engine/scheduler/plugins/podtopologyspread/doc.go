@@ -10,4 +10,11 @@
 //
 // Per-domain counts come from the scheduler's cache when every node is
 // eligible (the common case); otherwise the plugin counts node by node.
+//
+// PreFilterExtensions (AddPod, RemovePod) let the preemption dry run and
+// the nominated pods change the filter's counts in a cloned CycleState: a
+// change per domain is kept beside the cache's counts (which are live and
+// never written), and the global minimum follows kube's two critical
+// paths, started from every eligible domain in value order where kube's
+// order is a map's.
 package podtopologyspread

@@ -1,7 +1,10 @@
 package podtopologyspread
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -206,10 +209,157 @@ type filterConstraint struct {
 	counts    *framework.DomainCounts // matching pods per eligible domain (absent: 0)
 	minMatch  int
 	selfMatch int
+
+	// Set by AddPod and RemovePod (nil until then): the change per domain
+	// value on top of counts, which are the cache's live indexes and must
+	// not change, and kube's two critical paths over the changed counts.
+	delta map[string]int
+	paths *criticalPaths
 }
 
 type preFilterState struct {
-	cs []filterConstraint
+	cs   []filterConstraint
+	fast bool // the counts are the cache's (every node eligible)
+}
+
+// Clone implements framework.StateData: the counts are shared, the changes
+// copied.
+func (s *preFilterState) Clone() framework.StateData {
+	c := &preFilterState{cs: slices.Clone(s.cs), fast: s.fast}
+	for i := range c.cs {
+		if p := c.cs[i].paths; p != nil {
+			cp := *p
+			c.cs[i].paths = &cp
+			c.cs[i].delta = maps.Clone(c.cs[i].delta)
+		}
+	}
+	return c
+}
+
+// criticalPaths is kube's: the two domains with the fewest matching pods
+// (paths[0] always the fewest; paths[1] not always the second fewest once
+// updated), and how many domains there are (minDomains compares with it).
+type criticalPaths struct {
+	p       [2]criticalPath
+	domains int
+}
+
+type criticalPath struct {
+	value string
+	num   int
+}
+
+// update is kube's criticalPaths.update: a domain's count changed to num.
+func (cp *criticalPaths) update(v string, num int) {
+	p := &cp.p
+	i := -1
+	if v == p[0].value {
+		i = 0
+	} else if v == p[1].value {
+		i = 1
+	}
+	if i >= 0 {
+		p[i].num = num
+		if p[0].num > p[1].num {
+			p[0], p[1] = p[1], p[0]
+		}
+		return
+	}
+	if num < p[0].num {
+		p[1] = p[0]
+		p[0] = criticalPath{v, num}
+	} else if num < p[1].num {
+		p[1] = criticalPath{v, num}
+	}
+}
+
+// minMatch is kube's preFilterState.minMatchNum.
+func (cp *criticalPaths) minMatch(minDomains int32) int {
+	if cp.domains < int(minDomains) {
+		return 0
+	}
+	return cp.p[0].num
+}
+
+// initPaths starts the changes of constraint c: its critical paths over
+// every eligible domain, visited in value order (kube's order is a map's;
+// ties go to the value first in order here).
+func (s *preFilterState) initPaths(l framework.ClusterLister, c *filterConstraint) {
+	values := make([]string, 0, len(c.counts.ByValue))
+	for v := range c.counts.ByValue {
+		values = append(values, v)
+	}
+	if s.fast && l != nil {
+		domains, _ := l.Domains(c.TopologyKey)
+		for v := range domains {
+			if _, ok := c.counts.ByValue[v]; !ok {
+				values = append(values, v)
+			}
+		}
+	}
+	sort.Strings(values)
+	cp := &criticalPaths{p: [2]criticalPath{{num: math.MaxInt32}, {num: math.MaxInt32}}, domains: len(values)}
+	for _, v := range values {
+		cp.update(v, c.counts.ByValue[v])
+	}
+	c.paths, c.delta = cp, map[string]int{}
+}
+
+// updateWithPod is kube's: the pod p on node counts mult (+1 added, -1
+// removed) in the node's domain for each constraint whose selector matches
+// it, if it is in the incoming pod's namespace, the node has every
+// constraint's key and passes the constraint's node inclusion policies.
+func (s *preFilterState) updateWithPod(l framework.ClusterLister, incoming, p *corev1.Pod, node *corev1.Node, mult int) {
+	if node == nil || p.Namespace != incoming.Namespace || !hasAllKeys(node.Labels, constraintsOf(s.cs)) {
+		return
+	}
+	aff := nodeaffinity.GetRequiredNodeAffinity(incoming)
+	set := labels.Set(p.Labels)
+	for i := range s.cs {
+		c := &s.cs[i]
+		if !c.Selector.Matches(set) || !c.nodeIncluded(incoming, node, &aff) {
+			continue
+		}
+		if c.paths == nil {
+			s.initPaths(l, c)
+		}
+		v := node.Labels[c.TopologyKey]
+		c.delta[v] += mult
+		c.paths.update(v, c.counts.ByValue[v]+c.delta[v])
+	}
+}
+
+func constraintsOf(fcs []filterConstraint) []Constraint {
+	out := make([]Constraint, len(fcs))
+	for i := range fcs {
+		out[i] = fcs[i].Constraint
+	}
+	return out
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin.
+func (pl *PodTopologySpread) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod implements framework.PreFilterExtensions: the state counts the
+// pod as if it ran on the node.
+func (*PodTopologySpread) AddPod(state *framework.CycleState, pod, added *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	s, _ := state.Read(preFilterStateKey).(*preFilterState)
+	if s == nil {
+		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	s.updateWithPod(state.Cluster, pod.Pod, added.Pod, node.Node(), 1)
+	return nil
+}
+
+// RemovePod implements framework.PreFilterExtensions: the state no longer
+// counts the pod on the node.
+func (*PodTopologySpread) RemovePod(state *framework.CycleState, pod, removed *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	s, _ := state.Read(preFilterStateKey).(*preFilterState)
+	if s == nil {
+		return framework.NewStatus(framework.Error, "PreFilter state of "+Name+" missing")
+	}
+	s.updateWithPod(state.Cluster, pod.Pod, removed.Pod, node.Node(), -1)
+	return nil
 }
 
 // PreFilter implements framework.PreFilterPlugin: per DoNotSchedule
@@ -233,7 +383,7 @@ func (*PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.P
 		return nil, framework.NewStatus(framework.Error, Name+": no cluster lister")
 	}
 	s := &preFilterState{cs: make([]filterConstraint, len(cs))}
-	if fastPath(l, pod, cs) {
+	if s.fast = fastPath(l, pod, cs); s.fast {
 		for i := range cs {
 			counts := l.TopologyCounts(&cs[i].query)
 			domains, _ := l.Domains(cs[i].TopologyKey)
@@ -288,7 +438,12 @@ func (*PodTopologySpread) Filter(state *framework.CycleState, _ *framework.PodIn
 		if !ok {
 			return statusMissingLabel
 		}
-		if Skew(n, c.selfMatch, c.minMatch) > int(c.MaxSkew) {
+		minMatch := c.minMatch
+		if c.paths != nil {
+			n += c.delta[ni.Node().Labels[c.TopologyKey]]
+			minMatch = c.paths.minMatch(c.MinDomains)
+		}
+		if Skew(n, c.selfMatch, minMatch) > int(c.MaxSkew) {
 			return statusSkew
 		}
 	}
