@@ -52,14 +52,21 @@
 // nominated node first. As in 1.30-1.34, the nomination stays on the pod
 // once bound.
 //
+// The dry run, like kube's, works on a copy of the NodeInfo and a clone of
+// the CycleState per node: each victim removed or reprieved, and each
+// nominated pod counted, also goes through the PreFilter plugins'
+// extensions (framework.PreFilterExtensions: AddPod, RemovePod), so
+// InterPodAffinity and PodTopologySpread see it come and go; a pod blocked
+// by a lower-priority pod through required anti-affinity or a DoNotSchedule
+// spread constraint can preempt it. Those plugins keep the change beside
+// the cache's live per-domain counts, in the cloned state, never in the
+// counts themselves. When the filters pass with nominated pods counted,
+// they run again without them, as in kube.
+//
 // Simplifications, said here and in the code: preemption runs
 // synchronously inside the attempt, as in 1.30-1.32 (1.33+ defaults to
 // SchedulerAsyncPreemption, which makes the same API calls from a
-// goroutine); the dry run removes victims from a copy of the NodeInfo
-// only, so what InterPodAffinity and PodTopologySpread computed in
-// PreFilter does not see them go (kube updates it through PreFilter
-// extensions), and nominated pods likewise count for resources and pod
-// count only; there are no extenders and no Permit-waiting victims; volume,
-// port and DRA plugins are not modelled; binding is synchronous; a pod
-// leaves the backoffQ exactly when its backoff ends.
+// goroutine); there are no extenders and no Permit-waiting victims;
+// volume, port and DRA plugins are not modelled; binding is synchronous; a
+// pod leaves the backoffQ exactly when its backoff ends.
 package scheduler

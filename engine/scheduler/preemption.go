@@ -108,15 +108,18 @@ func (n *nominator) noteCounted(node string, pods []*framework.PodInfo) {
 // runFilters is RunFilterPluginsWithNominatedPods: the filters run on the
 // node as if the pods nominated to it with at least this pod's priority
 // were already there, so that a pod cannot take the room preemption made
-// for a more important one. Only what the NodeInfo holds (resources, pod
-// count) sees them; the counts InterPodAffinity and PodTopologySpread
-// computed in PreFilter do not (kubeloop's plugins have no AddPod
-// extension).
+// for a more important one. As kube's addGENominatedPods does, they are
+// added to a copy of the NodeInfo (resources, pod count) and, through
+// AddPod, to a clone of the cycle state (what InterPodAffinity and
+// PodTopologySpread counted in PreFilter). If the filters pass with them,
+// they run again without them, as kube does: a nominated pod may be what
+// satisfies a required affinity, and it is not there yet.
 func (s *Scheduler) runFilters(state *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) (*framework.Status, int) {
 	if len(s.nominated.byNode) == 0 || s.nominated.byNode[ni.Name()] == 0 {
 		return s.fw.RunFilterPlugins(state, pi, ni)
 	}
 	var withNominated *framework.NodeInfo
+	var stateWith *framework.CycleState
 	for _, p := range s.nominated.forNode(ni.Name()) {
 		if p.UID == pi.Pod.UID || podPriority(p) < pi.Priority() {
 			continue
@@ -127,14 +130,24 @@ func (s *Scheduler) runFilters(state *framework.CycleState, pi *framework.PodInf
 			for _, q := range ni.Pods {
 				withNominated.AddPod(q)
 			}
+			stateWith = state.Clone()
 		}
-		withNominated.AddPod(framework.NewPodInfo(p))
+		np := framework.NewPodInfo(p)
+		withNominated.AddPod(np)
+		if st := s.fw.RunPreFilterExtensionAddPod(stateWith, pi, np, withNominated); !st.IsSuccess() {
+			// AddPod fails only without its PreFilter state, which every
+			// plugin that ran PreFilter has written: an invariant.
+			panic("scheduler: " + st.Message())
+		}
 	}
 	if withNominated == nil {
 		return s.fw.RunFilterPlugins(state, pi, ni)
 	}
 	s.nominated.noteCounted(ni.Name(), withNominated.Pods[len(ni.Pods):])
-	return s.fw.RunFilterPlugins(state, pi, withNominated)
+	if st, idx := s.fw.RunFilterPlugins(stateWith, pi, withNominated); st != nil {
+		return st, idx
+	}
+	return s.fw.RunFilterPlugins(state, pi, ni)
 }
 
 func podPriority(p *corev1.Pod) int32 {
@@ -148,6 +161,16 @@ func podPriority(p *corev1.Pod) int32 {
 func (s *Scheduler) RunFilterPluginsWithNominatedPods(state *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
 	st, _ := s.runFilters(state, pi, ni)
 	return st
+}
+
+// RunPreFilterExtensionAddPod implements defaultpreemption.Handle.
+func (s *Scheduler) RunPreFilterExtensionAddPod(state *framework.CycleState, pi, added *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return s.fw.RunPreFilterExtensionAddPod(state, pi, added, ni)
+}
+
+// RunPreFilterExtensionRemovePod implements defaultpreemption.Handle.
+func (s *Scheduler) RunPreFilterExtensionRemovePod(state *framework.CycleState, pi, removed *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return s.fw.RunPreFilterExtensionRemovePod(state, pi, removed, ni)
 }
 
 // PodDisruptionBudgets implements defaultpreemption.Handle: every budget,

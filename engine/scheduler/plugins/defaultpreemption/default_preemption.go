@@ -49,6 +49,11 @@ type Handle interface {
 	// node as if the pods nominated to it with at least pod's priority were
 	// already there.
 	RunFilterPluginsWithNominatedPods(state *framework.CycleState, pod *framework.PodInfo, node *framework.NodeInfo) *framework.Status
+	// RunPreFilterExtensionAddPod and RunPreFilterExtensionRemovePod tell
+	// the PreFilter plugins that ran (through their PreFilterExtensions)
+	// that a pod was put back on, or removed from, the node's copy.
+	RunPreFilterExtensionAddPod(state *framework.CycleState, pod, added *framework.PodInfo, node *framework.NodeInfo) *framework.Status
+	RunPreFilterExtensionRemovePod(state *framework.CycleState, pod, removed *framework.PodInfo, node *framework.NodeInfo) *framework.Status
 	// PodDisruptionBudgets lists every PodDisruptionBudget, in a fixed order.
 	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
 	// Intn draws from the scheduler's seeded source, where kube draws from
@@ -218,8 +223,11 @@ func (pl *DefaultPreemption) dryRun(state *framework.CycleState, pi *framework.P
 	return append(clean, violating...)
 }
 
-// SelectVictimsOnNode is kube's: on a copy of the node, remove every pod
-// of lower priority than the preemptor; if the preemptor still does not
+// SelectVictimsOnNode is kube's: on a copy of the node and a clone of the
+// cycle state, remove every pod of lower priority than the preemptor (the
+// PreFilter plugins told of each through RemovePod, so that what
+// InterPodAffinity and PodTopologySpread counted sees it go); if the
+// preemptor still does not
 // pass the filters, the node is no help (the filter's status says why).
 // Otherwise put the removed pods back one by one, most important first and
 // those whose eviction a PodDisruptionBudget forbids before the others,
@@ -231,6 +239,7 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, pi
 		return nil, 0, statusNotHelpful
 	}
 	node := snapshot(ni)
+	state = state.Clone()
 	prio := pi.Priority()
 	var potential []*framework.PodInfo
 	for _, p := range ni.Pods {
@@ -242,7 +251,9 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, pi
 		return nil, 0, statusNoVictims
 	}
 	for _, p := range potential {
-		node.RemovePod(p)
+		if st := pl.removePod(state, pi, p, node); !st.IsSuccess() {
+			return nil, 0, st
+		}
 	}
 	if st := pl.filter(state, pi, node); !st.IsSuccess() {
 		return nil, 0, st
@@ -250,23 +261,33 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, pi
 	sort.SliceStable(potential, func(i, j int) bool { return MoreImportantPod(potential[i].Pod, potential[j].Pod) })
 	violatingPods, nonViolatingPods := filterPodsWithPDBViolation(potential, pdbs)
 	var victims []*framework.PodInfo
-	reprieve := func(p *framework.PodInfo) bool {
-		node.AddPod(p)
-		if pl.filter(state, pi, node).IsSuccess() {
-			return true
+	reprieve := func(p *framework.PodInfo) (bool, *framework.Status) {
+		if st := pl.addPod(state, pi, p, node); !st.IsSuccess() {
+			return false, st
 		}
-		node.RemovePod(p)
+		if pl.filter(state, pi, node).IsSuccess() {
+			return true, nil
+		}
+		if st := pl.removePod(state, pi, p, node); !st.IsSuccess() {
+			return false, st
+		}
 		victims = append(victims, p)
-		return false
+		return false, nil
 	}
 	violations := 0
 	for _, p := range violatingPods {
-		if !reprieve(p) {
+		fits, st := reprieve(p)
+		if !st.IsSuccess() {
+			return nil, 0, st
+		}
+		if !fits {
 			violations++
 		}
 	}
 	for _, p := range nonViolatingPods {
-		reprieve(p)
+		if _, st := reprieve(p); !st.IsSuccess() {
+			return nil, 0, st
+		}
 	}
 	if len(violatingPods) > 0 && len(nonViolatingPods) > 0 {
 		sort.SliceStable(victims, func(i, j int) bool { return MoreImportantPod(victims[i].Pod, victims[j].Pod) })
@@ -283,6 +304,26 @@ func (pl *DefaultPreemption) filter(state *framework.CycleState, pi *framework.P
 		return nil
 	}
 	return pl.Handle.RunFilterPluginsWithNominatedPods(state, pi, ni)
+}
+
+// removePod is kube's removePod closure: the pod leaves the node's copy and
+// the PreFilter plugins' state.
+func (pl *DefaultPreemption) removePod(state *framework.CycleState, pi, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	node.RemovePod(p)
+	if pl.Handle == nil {
+		return nil
+	}
+	return pl.Handle.RunPreFilterExtensionRemovePod(state, pi, p, node)
+}
+
+// addPod is kube's addPod closure: the pod is back on the node's copy and
+// in the PreFilter plugins' state.
+func (pl *DefaultPreemption) addPod(state *framework.CycleState, pi, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	node.AddPod(p)
+	if pl.Handle == nil {
+		return nil
+	}
+	return pl.Handle.RunPreFilterExtensionAddPod(state, pi, p, node)
 }
 
 // snapshot copies a NodeInfo: the node and its pods (the PodInfos shared,

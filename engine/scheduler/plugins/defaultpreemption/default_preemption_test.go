@@ -22,6 +22,12 @@ type fitHandle struct {
 func (h *fitHandle) RunFilterPluginsWithNominatedPods(state *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
 	return (&noderesources.Fit{}).Filter(state, pi, ni)
 }
+func (h *fitHandle) RunPreFilterExtensionAddPod(*framework.CycleState, *framework.PodInfo, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
+func (h *fitHandle) RunPreFilterExtensionRemovePod(*framework.CycleState, *framework.PodInfo, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
 func (h *fitHandle) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget { return h.pdbs }
 func (h *fitHandle) Intn(n int) int                                        { h.draws++; return n - 1 }
 

@@ -11,10 +11,15 @@
 //   - candidates: only nodes the filters rejected as Unschedulable, not
 //     UnschedulableAndUnresolvable (a taint, a selector, a request larger
 //     than the node: no eviction changes those);
-//   - SelectVictimsOnNode: on a copy of the node, remove every
-//     lower-priority pod, run the filters; if the pod fits, put pods back
-//     most important first (PodDisruptionBudget-protected ones first) while
-//     it still fits; the rest are the victims;
+//   - SelectVictimsOnNode: on a copy of the node and a clone of the cycle
+//     state, remove every lower-priority pod, run the filters; if the pod
+//     fits, put pods back most important first (PodDisruptionBudget-
+//     protected ones first) while it still fits; the rest are the victims.
+//     Each removal and return also goes to the PreFilter plugins' RemovePod
+//     and AddPod (through the Handle), so what InterPodAffinity and
+//     PodTopologySpread counted in PreFilter sees it: a pod kept off a node
+//     by a lower-priority pod's labels (required anti-affinity, a
+//     DoNotSchedule spread constraint) can preempt it;
 //   - PickOneNodeForPreemption: fewest budget violations, then the lowest
 //     priority of the most important victim, the smallest sum of
 //     priorities, the fewest victims, the latest start, and finally a draw
@@ -26,7 +31,6 @@
 // DisruptionTarget condition, deletes them gracefully, records kube's
 // Preempted events and nominates the pod (engine/scheduler/preemption.go).
 // Without a candidate, its status is kube's "preemption: 0/N nodes are
-// available: ..." message. Simplified: the dry run sees victims leave only
-// through the NodeInfo (resources, pod count), not through the counts that
-// InterPodAffinity and PodTopologySpread keep from PreFilter.
+// available: ..." message. Simplified: the dry run tries the nodes one
+// after another, where kube's tries them in parallel.
 package defaultpreemption
