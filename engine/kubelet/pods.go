@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -876,7 +877,7 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	add(ready)
 	add(corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 	k.m.condBuf = conds
-	if equalConditions(conds, old.Conditions) {
+	if slices.Equal(conds, old.Conditions) {
 		st.Conditions = old.Conditions
 	} else {
 		st.Conditions = k.m.shareConditions(conds)
@@ -1039,21 +1040,6 @@ func boolStatus(b bool) corev1.ConditionStatus {
 		return corev1.ConditionTrue
 	}
 	return corev1.ConditionFalse
-}
-
-// equalConditions reports whether two condition lists are the same, to
-// the representation of their times: one may stand for the other in any
-// output.
-func equalConditions(a, b []corev1.PodCondition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func timePtr(t sim.Tick) *metav1.Time {

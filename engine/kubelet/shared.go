@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -138,7 +139,7 @@ const recentConds = 16
 // them all.
 func (m *Manager) shareConditions(conds []corev1.PodCondition) []corev1.PodCondition {
 	for _, r := range m.conds {
-		if equalConditions(conds, r) {
+		if slices.Equal(conds, r) {
 			return r
 		}
 	}

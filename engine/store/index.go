@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -54,20 +55,7 @@ func (s *Store) HasIndex(k *kinds.Kind, name string) bool {
 // ByIndex returns the objects of kind k filed under value in the named index,
 // ordered by key. It panics if there is no such index.
 func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
-	for _, ix := range s.indexes[k] {
-		if ix.name != name {
-			continue
-		}
-		set := ix.byVal[value]
-		if set == nil {
-			return []Object{}
-		}
-		if set.sorted == nil {
-			s.sortSet(k, set)
-		}
-		return append([]Object(nil), set.objs...)
-	}
-	panic("store: no index " + name + " for " + k.Resource)
+	return append([]Object{}, s.ByIndexShared(k, name, value)...)
 }
 
 // ByIndexShared is ByIndex without the copy: the slice is the index's own,
@@ -153,7 +141,7 @@ func (ix *index) removeValues(key string, values []string) {
 // an object's index values as they were, and then nothing changes.
 func (ix *index) update(key string, old, obj Object) {
 	was, is := ix.fn(old), ix.fn(obj)
-	if sameValues(was, is) {
+	if slices.Equal(was, is) {
 		for _, v := range is {
 			if set := ix.byVal[v]; set != nil && set.sorted != nil {
 				if i := sort.SearchStrings(set.sorted, key); i < len(set.sorted) && set.sorted[i] == key {
@@ -165,18 +153,6 @@ func (ix *index) update(key string, old, obj Object) {
 	}
 	ix.removeValues(key, was)
 	ix.addValues(key, is)
-}
-
-func sameValues(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {

@@ -193,29 +193,28 @@ func (f *Framework) RunPreFilterPlugins(state *CycleState, pod *PodInfo) (*PreFi
 // added is now on node, and stops at the first error (kube's
 // RunPreFilterExtensionAddPod).
 func (f *Framework) RunPreFilterExtensionAddPod(state *CycleState, pod, added *PodInfo, node *NodeInfo) *Status {
-	for _, e := range f.preFilter {
-		ext := e.p.PreFilterExtensions()
-		if ext == nil || state.SkipFilterPlugins.Has(e.idx) {
-			continue
-		}
-		if s := ext.AddPod(state, pod, added, node); !s.IsSuccess() {
-			return NewStatus(Error, fmt.Sprintf("running AddPod on PreFilter plugin %q: %v", e.p.Name(), s.Message()))
-		}
-	}
-	return nil
+	return f.runPreFilterExtensions(state, "AddPod", func(ext PreFilterExtensions) *Status {
+		return ext.AddPod(state, pod, added, node)
+	})
 }
 
 // RunPreFilterExtensionRemovePod tells every PreFilter plugin that ran this
 // cycle and has PreFilterExtensions that removed has left node (kube's
 // RunPreFilterExtensionRemovePod).
 func (f *Framework) RunPreFilterExtensionRemovePod(state *CycleState, pod, removed *PodInfo, node *NodeInfo) *Status {
+	return f.runPreFilterExtensions(state, "RemovePod", func(ext PreFilterExtensions) *Status {
+		return ext.RemovePod(state, pod, removed, node)
+	})
+}
+
+func (f *Framework) runPreFilterExtensions(state *CycleState, verb string, call func(PreFilterExtensions) *Status) *Status {
 	for _, e := range f.preFilter {
 		ext := e.p.PreFilterExtensions()
 		if ext == nil || state.SkipFilterPlugins.Has(e.idx) {
 			continue
 		}
-		if s := ext.RemovePod(state, pod, removed, node); !s.IsSuccess() {
-			return NewStatus(Error, fmt.Sprintf("running RemovePod on PreFilter plugin %q: %v", e.p.Name(), s.Message()))
+		if s := call(ext); !s.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("running %s on PreFilter plugin %q: %v", verb, e.p.Name(), s.Message()))
 		}
 	}
 	return nil
