@@ -23,6 +23,11 @@ type Result struct {
 	// RequeueAfter, if positive, reconciles the key again after that much
 	// virtual time (a progress-deadline check, a minReadySeconds wait).
 	RequeueAfter sim.Tick
+	// RateLimited queues the key again through the rate limiter, as a
+	// sync's queue.AddRateLimited does (the Deployment controller's "check
+	// progress now"): 5 ms at first, but at most 10 a second once the
+	// controller's burst of 100 is spent.
+	RateLimited bool
 }
 
 // Store indexes the controllers add. Their names are prefixed so that they
@@ -159,6 +164,11 @@ func (w *worker) Work() bool {
 				Message: "error syncing " + key + ": " + err.Error() + "; retrying",
 				Why:     "Controllers retry failed reconciles with backoff: the desired state still stands, so they try again."})
 		default:
+			if res.RateLimited {
+				// kube's sync calls AddRateLimited itself, before its
+				// worker forgets the key's failures.
+				w.queue.AddRateLimited(key, cause)
+			}
 			w.queue.Forget(key)
 			if res.RequeueAfter > 0 {
 				w.queue.AddAfter(key, cause, res.RequeueAfter)

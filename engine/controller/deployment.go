@@ -20,7 +20,6 @@ import (
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
-	"github.com/kubeloop/kubeloop/engine/workqueue"
 )
 
 // DeploymentControllerName is the Deployment controller's name in the trace
@@ -1143,7 +1142,11 @@ func (c *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, st a
 	}
 	after := sim.FromDuration(cur.LastUpdateTime.Add(secondsDuration(*d.Spec.ProgressDeadlineSeconds)).Sub(now.Time))
 	if after < sim.Second {
-		c.result.RequeueAfter = workqueue.BaseDelay
+		// "Make it ratelimited so we stay on the safe side": a Deployment
+		// that can neither complete nor time out (its Progressing reason
+		// is NewReplicaSetAvailable, from before it lost availability) is
+		// checked again and again, at the rate limiter's pace.
+		c.result.RateLimited = true
 		return
 	}
 	c.result.RequeueAfter = after + sim.Second

@@ -430,3 +430,41 @@ func TestRollbackReusesOldReplicaSet(t *testing.T) {
 		t.Errorf("deployment revision %q; want 3", d.Annotations[RevisionAnnotation])
 	}
 }
+
+// TestStuckDeploymentIsCheckedAtTheRateLimitersPace: a Deployment whose
+// rollout completed (Progressing NewReplicaSetAvailable) and which then
+// lost a Ready pod can neither complete nor time out; once its progress
+// deadline has passed, kube re-checks it through the rate limiter
+// ("make it ratelimited so we stay on the safe side"): 5 ms apart while
+// the controller's burst of 100 lasts, then 10 a second. Not every 5 ms.
+func TestStuckDeploymentIsCheckedAtTheRateLimitersPace(t *testing.T) {
+	c := newCluster(t)
+	in := makeDeployment("api", 2).obj()
+	deadline := int32(30)
+	in.Spec.ProgressDeadlineSeconds = &deadline
+	c.create(in)
+	c.run()
+	c.startPods()
+	c.run()
+	if p := GetDeploymentCondition(c.deployment("api").Status, appsv1.DeploymentProgressing); p == nil || p.Reason != NewRSAvailableReason {
+		t.Fatalf("Progressing = %+v; want NewReplicaSetAvailable", p)
+	}
+	pod := c.env.Store.List(kinds.Pod, "default")[0].(*corev1.Pod).DeepCopy()
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodReady {
+			pod.Status.Conditions[i].Status = corev1.ConditionFalse
+		}
+	}
+	if _, err := c.env.API.UpdateStatus(apiserver.Actor{Component: "kubelet/n1"}, pod); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(40*sim.Second, c.reactors()...)
+	syncs := 0
+	reconcile := c.dc.reconcile
+	c.dc.reconcile = func(key string) (Result, error) { syncs++; return reconcile(key) }
+	c.advance(60*sim.Second, c.reactors()...)
+	// The burst (at most 100) and then 10 a second for the rest of the minute.
+	if syncs < 550 || syncs > 800 {
+		t.Errorf("%d syncs of the stuck Deployment in a minute; want about 100 + 10/s (kube's rate limiter), not one every 5 ms", syncs)
+	}
+}
