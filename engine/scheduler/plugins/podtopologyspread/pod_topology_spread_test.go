@@ -32,27 +32,7 @@ func web(name, node string) *st.PodWrapper {
 
 func filterAll(t *testing.T, c *st.Cluster, pod *corev1.Pod) map[string]string {
 	t.Helper()
-	pl := &podtopologyspread.PodTopologySpread{}
-	state := framework.NewCycleState()
-	state.Cluster = c
-	pi := framework.NewPodInfo(pod)
-	out := map[string]string{}
-	_, s := pl.PreFilter(state, pi)
-	for _, ni := range c.Nodes {
-		switch {
-		case s.IsSkip():
-			out[ni.Name()] = "skip"
-		case !s.IsSuccess():
-			out[ni.Name()] = s.String()
-		default:
-			if st := pl.Filter(state, pi, ni); st.IsSuccess() {
-				out[ni.Name()] = "pass"
-			} else {
-				out[ni.Name()] = st.String()
-			}
-		}
-	}
-	return out
+	return st.FilterAll(&podtopologyspread.PodTopologySpread{}, c, pod)
 }
 
 const (
