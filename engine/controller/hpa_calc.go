@@ -515,60 +515,53 @@ func changeInPeriod(periodSeconds int32, events []scaleEvent, now sim.Tick) int3
 
 // scaleUpLimitWithRules is calculateScaleUpLimitWithScalingRules.
 func scaleUpLimitWithRules(current int32, up, down []scaleEvent, rules *autoscalingv2.HPAScalingRules, now sim.Tick) (int32, string) {
-	sel := autoscalingv2.MaxChangePolicySelect
-	if rules.SelectPolicy != nil {
-		sel = *rules.SelectPolicy
-	}
-	if sel == autoscalingv2.DisabledPolicySelect {
-		return current, "scale-up is disabled (selectPolicy Disabled)"
-	}
-	result := int32(math.MinInt32)
-	pick := func(a, b int32) int32 { return max(a, b) }
-	if sel == autoscalingv2.MinChangePolicySelect {
-		result = math.MaxInt32
-		pick = func(a, b int32) int32 { return min(a, b) }
-	}
-	var parts []string
-	for _, p := range rules.Policies {
-		start := current - changeInPeriod(p.PeriodSeconds, up, now) + changeInPeriod(p.PeriodSeconds, down, now)
-		var proposed int32
-		switch p.Type {
-		case autoscalingv2.PodsScalingPolicy:
-			proposed = start + p.Value
-			parts = append(parts, fmt.Sprintf("%d + %d pods = %d per %ds", start, p.Value, proposed, p.PeriodSeconds))
-		case autoscalingv2.PercentScalingPolicy:
-			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-			parts = append(parts, fmt.Sprintf("ceil(%d × %d%%) = %d per %ds", start, 100+p.Value, proposed, p.PeriodSeconds))
-		}
-		result = pick(result, proposed)
-	}
-	return result, fmt.Sprintf("selectPolicy %s of [%s]", sel, strings.Join(parts, ", "))
+	return limitWithRules(current, up, down, rules, now, true)
 }
 
 // scaleDownLimitWithRules is calculateScaleDownLimitWithBehaviors.
 func scaleDownLimitWithRules(current int32, up, down []scaleEvent, rules *autoscalingv2.HPAScalingRules, now sim.Tick) (int32, string) {
+	return limitWithRules(current, up, down, rules, now, false)
+}
+
+// limitWithRules is kube's two limit functions in one: each policy
+// proposes a limit from the replica count at the start of its period
+// (current, less what was added in it, plus what was removed), and
+// selectPolicy Max takes the largest change (the highest limit going up,
+// the lowest going down), Min the smallest. It returns the limit and the
+// arithmetic, for the trace.
+func limitWithRules(current int32, up, down []scaleEvent, rules *autoscalingv2.HPAScalingRules, now sim.Tick, scaleUp bool) (int32, string) {
 	sel := autoscalingv2.MaxChangePolicySelect
 	if rules.SelectPolicy != nil {
 		sel = *rules.SelectPolicy
 	}
 	if sel == autoscalingv2.DisabledPolicySelect {
+		if scaleUp {
+			return current, "scale-up is disabled (selectPolicy Disabled)"
+		}
 		return current, "scale-down is disabled (selectPolicy Disabled)"
 	}
-	result := int32(math.MaxInt32)
-	pick := func(a, b int32) int32 { return min(a, b) }
-	if sel == autoscalingv2.MinChangePolicySelect {
-		result = math.MinInt32
-		pick = func(a, b int32) int32 { return max(a, b) }
+	// The largest change (Max) is the highest limit going up and the
+	// lowest going down; the smallest (Min), the other way round.
+	highest := scaleUp == (sel == autoscalingv2.MaxChangePolicySelect)
+	result, pick := int32(math.MaxInt32), func(a, b int32) int32 { return min(a, b) }
+	if highest {
+		result, pick = math.MinInt32, func(a, b int32) int32 { return max(a, b) }
 	}
 	var parts []string
 	for _, p := range rules.Policies {
 		start := current - changeInPeriod(p.PeriodSeconds, up, now) + changeInPeriod(p.PeriodSeconds, down, now)
 		var proposed int32
-		switch p.Type {
-		case autoscalingv2.PodsScalingPolicy:
+		switch {
+		case p.Type == autoscalingv2.PodsScalingPolicy && scaleUp:
+			proposed = start + p.Value
+			parts = append(parts, fmt.Sprintf("%d + %d pods = %d per %ds", start, p.Value, proposed, p.PeriodSeconds))
+		case p.Type == autoscalingv2.PodsScalingPolicy:
 			proposed = start - p.Value
 			parts = append(parts, fmt.Sprintf("%d - %d pods = %d per %ds", start, p.Value, proposed, p.PeriodSeconds))
-		case autoscalingv2.PercentScalingPolicy:
+		case p.Type == autoscalingv2.PercentScalingPolicy && scaleUp:
+			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+			parts = append(parts, fmt.Sprintf("ceil(%d × %d%%) = %d per %ds", start, 100+p.Value, proposed, p.PeriodSeconds))
+		case p.Type == autoscalingv2.PercentScalingPolicy:
 			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
 			parts = append(parts, fmt.Sprintf("floor(%d × %d%%) = %d per %ds", start, 100-p.Value, proposed, p.PeriodSeconds))
 		}
