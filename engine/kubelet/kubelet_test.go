@@ -398,3 +398,34 @@ func TestSecondDeleteShortensGracePeriod(t *testing.T) {
 		t.Errorf("pod gone %s after the first delete; want 5s, the second delete's grace period", got)
 	}
 }
+
+func TestStatusSummary(t *testing.T) {
+	waiting := func(name, reason string) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}
+	}
+	exited := func(name, reason string, code int32) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code}}}
+	}
+	running := corev1.ContainerStatus{Name: "side", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	ready := []corev1.PodCondition{{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+		{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	for _, tc := range []struct {
+		st   corev1.PodStatus
+		want string
+	}{
+		{corev1.PodStatus{Phase: corev1.PodPending}, "Pending"},
+		{corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{waiting("api", ReasonErrImagePull)}},
+			"Pending (api: ErrImagePull)"},
+		{corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.2", Conditions: ready,
+			ContainerStatuses: []corev1.ContainerStatus{running}}, "Running, Ready; IP 10.244.0.2"},
+		{corev1.PodStatus{Phase: corev1.PodPending, PodIP: "10.244.0.2"}, "Pending"},
+		{corev1.PodStatus{Phase: corev1.PodFailed, PodIP: "10.244.0.2", ContainerStatuses: []corev1.ContainerStatus{
+			exited("job", "Error", 3), running, waiting("web", ReasonCrashLoopBackOff)}},
+			"Failed (job: Error, exit code 3; web: CrashLoopBackOff)"},
+	} {
+		if got := string(appendStatusSummary(nil, &tc.st)); got != tc.want {
+			t.Errorf("summary of %+v = %q; want %q", tc.st, got, tc.want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ type Manager struct {
 	// Shared by every kubelet (shared.go).
 	refs      map[string]*imageRef
 	msgs      map[msgKey]string
+	pulled    map[pulledKey]pulled
 	strs      map[string]string
 	creating  map[[2]string][]corev1.ContainerStatus
 	conds     [recentConds][]corev1.PodCondition
@@ -37,6 +38,7 @@ type Manager struct {
 	scratch   corev1.Pod // the body of a pod status write, reused
 	condBuf   []corev1.PodCondition
 	statusBuf []corev1.ContainerStatus
+	msgBuf    []byte // a trace message being built
 }
 
 var _ component.Reactor = (*Manager)(nil)
@@ -59,7 +61,7 @@ func NewManager(env component.Env, cfg Config) *Manager {
 		})
 	}
 	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{},
-		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, strs: map[string]string{},
+		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, pulled: map[pulledKey]pulled{}, strs: map[string]string{},
 		creating: map[[2]string][]corev1.ContainerStatus{}}
 }
 

@@ -3,7 +3,7 @@ package kubelet
 import (
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -381,11 +381,9 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		if c.more != nil {
 			c.more.prevPullErr = ""
 		}
-		seq := k.step(p, fmt.Sprintf("pulled image %q in %s (%s including waiting), %d bytes",
-			c.spec.Image, (r.done-r.started).Duration(), (r.done-r.requested).Duration(), r.img.SizeBytes), whyPulled)
-		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", fmt.Sprintf(
-			"Successfully pulled image %q in %s (%s including waiting). Image size: %d bytes.",
-			c.spec.Image, (r.done-r.started).Duration(), (r.done-r.requested).Duration(), r.img.SizeBytes))
+		msgs := k.m.pulledMessages(pulledKey{c.spec.Image, r.done - r.started, r.done - r.requested, r.img.SizeBytes})
+		seq := k.step(p, msgs.step, whyPulled)
+		k.event(seq, p.pod, corev1.EventTypeNormal, "Pulled", msgs.event)
 		if r.changed {
 			k.nodeStatusCause = seq
 		}
@@ -513,12 +511,11 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	}
 	r := &pullRequest{p: p, c: c, ref: c.image.ref, requested: now}
 	behind := k.puller.add(r)
-	msg, why := fmt.Sprintf("pulling image %q", image), whyPulling
+	why := whyPulling
 	if behind > 0 {
-		msg += fmt.Sprintf(" (queued behind %d other pull(s) on this node)", behind)
 		why = whyPullingQueued
 	}
-	seq := k.step(p, msg, why)
+	seq := k.step(p, k.m.msgN(msgPullingStep, image, behind), why)
 	k.event(seq, p.pod, corev1.EventTypeNormal, "Pulling", k.m.msg(msgPullingEvent, image, ""))
 	p.op, p.opDone, p.pull = opPull, false, r
 	return true
@@ -726,25 +723,36 @@ func (k *Kubelet) finishTermination(p *podState) {
 
 // writeStatus posts the pod's status if it differs from what the API
 // holds. prefix, if set, starts the trace message ("accepted the pod").
+//
+// The status is built straight into the Manager's scratch body and its
+// message into a scratch buffer: a status built in a local would escape to
+// the heap through sameStatus's reflective comparison, and most messages
+// are the interned copy of one seen before.
 func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
-	st := k.podStatus(p)
-	if sameStatus(&st, &p.pod.Status) {
+	upd := &k.m.scratch
+	defer func() { *upd = corev1.Pod{} }()
+	upd.Status = k.podStatus(p)
+	st := &upd.Status
+	if sameStatus(st, &p.pod.Status) {
 		return
 	}
-	msg := "status " + describeStatus(&st)
+	b := k.m.msgBuf[:0]
 	if prefix != "" {
-		msg = prefix + "; " + msg
+		b = append(append(b, prefix...), "; "...)
 	}
+	b = appendStatusSummary(append(b, "status "...), st)
+	k.m.msgBuf = b
+	var msg string
 	if st.PodIP == "" {
-		msg = k.m.intern(msg) // the same for every replica of a template
+		msg = k.m.internBytes(b) // the same for every replica of a template
+	} else {
+		msg = string(b)
 	}
 	seq := k.step(p, msg, why)
 	// The API server reads the body and keeps none of it (it stores a copy
 	// of the stored pod with this status), so one body serves every write.
-	upd := &k.m.scratch
-	upd.Name, upd.Namespace, upd.UID, upd.Status = p.pod.Name, p.pod.Namespace, p.pod.UID, st
+	upd.Name, upd.Namespace, upd.UID = p.pod.Name, p.pod.Namespace, p.pod.UID
 	stored, err := k.m.env.API.UpdateStatus(k.actor(seq), upd)
-	*upd = corev1.Pod{}
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return
@@ -766,32 +774,37 @@ func sameStatus(a, b *corev1.PodStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)
 }
 
-// describeStatus sums a pod status up for the trace:
-// "Running, Ready; IP 10.244.0.2", "Pending (api: ErrImagePull)".
-func describeStatus(st *corev1.PodStatus) string {
-	var b strings.Builder
-	b.WriteString(string(st.Phase))
+// appendStatusSummary appends a pod status summed up for the trace:
+// "Running, Ready; IP 10.244.0.2", "Pending (api: ErrImagePull)",
+// "Failed (web: Error, exit code 1; log: Completed, exit code 0)".
+func appendStatusSummary(b []byte, st *corev1.PodStatus) []byte {
+	b = append(b, st.Phase...)
 	for _, c := range st.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			b.WriteString(", Ready")
+			b = append(b, ", Ready"...)
 		}
 	}
-	var states []string
+	sep := " ("
 	for _, cs := range st.ContainerStatuses {
 		switch {
 		case cs.State.Waiting != nil:
-			states = append(states, cs.Name+": "+cs.State.Waiting.Reason)
+			b = append(append(append(append(b, sep...), cs.Name...), ": "...), cs.State.Waiting.Reason...)
 		case cs.State.Terminated != nil:
-			states = append(states, fmt.Sprintf("%s: %s, exit code %d", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode))
+			t := cs.State.Terminated
+			b = append(append(append(append(b, sep...), cs.Name...), ": "...), t.Reason...)
+			b = strconv.AppendInt(append(b, ", exit code "...), int64(t.ExitCode), 10)
+		default:
+			continue
 		}
+		sep = "; "
 	}
-	if len(states) > 0 {
-		b.WriteString(" (" + strings.Join(states, "; ") + ")")
+	if sep != " (" {
+		b = append(b, ')')
 	}
 	if st.PodIP != "" && st.Phase == corev1.PodRunning {
-		b.WriteString("; IP " + st.PodIP)
+		b = append(append(b, "; IP "...), st.PodIP...)
 	}
-	return b.String()
+	return b
 }
 
 // podStatus is generateAPIPodStatus: phase, conditions, IPs and container

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/workload"
 )
 
@@ -63,16 +64,27 @@ const (
 	msgStartedEvent                // container
 	msgKillingEvent                // container
 	msgUnready                     // container
+	msgPullingStep                 // image, pulls queued before it (msgN)
 )
 
 type msgKey struct {
 	kind msgKind
 	a, b string
+	n    int
 }
 
 // msg returns the message of kind for names a (and b), shared.
 func (m *Manager) msg(kind msgKind, a, b string) string {
-	key := msgKey{kind, a, b}
+	return m.message(msgKey{kind: kind, a: a, b: b})
+}
+
+// msgN returns the message of kind for name a and number n, shared.
+func (m *Manager) msgN(kind msgKind, a string, n int) string {
+	return m.message(msgKey{kind: kind, a: a, n: n})
+}
+
+func (m *Manager) message(key msgKey) string {
+	kind, a, b := key.kind, key.a, key.b
 	if s, ok := m.msgs[key]; ok {
 		return s
 	}
@@ -96,11 +108,46 @@ func (m *Manager) msg(kind msgKind, a, b string) string {
 		s = "Stopping container " + a
 	case msgUnready:
 		s = "containers with unready status: [" + a + "]"
+	case msgPullingStep:
+		s = fmt.Sprintf("pulling image %q", a)
+		if key.n > 0 {
+			s += fmt.Sprintf(" (queued behind %d other pull(s) on this node)", key.n)
+		}
 	default:
 		panic(fmt.Sprintf("kubelet: unknown message kind %d", kind))
 	}
 	if len(m.msgs) < maxShared {
 		m.msgs[key] = s
+	}
+	return s
+}
+
+// pulledKey is what the two messages of a finished pull say: the image,
+// how long its pull took, how long since the pod asked for it, its size.
+// Pods that queued for the same pull at the same time on different nodes
+// get the same messages.
+type pulledKey struct {
+	image       string
+	took, total sim.Tick
+	size        int64
+}
+
+// pulled is a finished pull's trace message and Pulled Event message.
+type pulled struct{ step, event string }
+
+// pulledMessages returns the messages of a finished pull, shared.
+func (m *Manager) pulledMessages(key pulledKey) pulled {
+	if s, ok := m.pulled[key]; ok {
+		return s
+	}
+	s := pulled{
+		step: fmt.Sprintf("pulled image %q in %s (%s including waiting), %d bytes",
+			key.image, key.took.Duration(), key.total.Duration(), key.size),
+		event: fmt.Sprintf("Successfully pulled image %q in %s (%s including waiting). Image size: %d bytes.",
+			key.image, key.took.Duration(), key.total.Duration(), key.size),
+	}
+	if len(m.pulled) < maxShared {
+		m.pulled[key] = s
 	}
 	return s
 }
@@ -115,6 +162,16 @@ func (m *Manager) intern(s string) string {
 		m.strs[s] = s
 	}
 	return s
+}
+
+// internBytes is intern for a message built in a scratch buffer: a
+// message seen before costs nothing (the map lookup by string(b) does not
+// copy b), a new one is copied out once.
+func (m *Manager) internBytes(b []byte) string {
+	if t, ok := m.strs[string(b)]; ok {
+		return t
+	}
+	return m.intern(string(b))
 }
 
 // unreadyMessage is the Ready condition's message for the containers not
