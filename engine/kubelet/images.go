@@ -55,18 +55,21 @@ func (s *imageStore) hasLayers(img *workload.Image) bool {
 // add records a pull of ref that resolved to img. It reports whether the
 // node's image list changed.
 func (s *imageStore) add(ref workload.Reference, img *workload.Image) bool {
+	key, isDigest := storeKey(ref)
+	return s.addKey(key, isDigest, img)
+}
+
+// addKey is add by the name storeKey gives (an imageRef has it made
+// already): a reference with a digest is filed by digest only.
+func (s *imageStore) addKey(key string, isDigest bool, img *workload.Image) bool {
 	changed := false
 	if s.byDigest[img.DigestRef()] == nil {
 		s.byDigest[img.DigestRef()] = img
 		changed = true
 	}
-	ref = ref.Tagged()
-	if ref.Digest == "" {
-		name := ref.String()
-		if s.byName[name] != img {
-			s.byName[name] = img
-			changed = true
-		}
+	if !isDigest && s.byName[key] != img {
+		s.byName[key] = img
+		changed = true
 	}
 	return changed
 }
@@ -109,8 +112,7 @@ func sorted(s []string) []string {
 // pullRequest is one pod's request to pull one image.
 type pullRequest struct {
 	p         *podState
-	c         *ctr
-	ref       workload.Reference
+	c         *ctr // the image is c.image
 	requested sim.Tick
 	started   sim.Tick
 	done      sim.Tick
@@ -149,7 +151,7 @@ func (pl *puller) startNext() {
 		r.started = k.now()
 		// The registry is asked when the pull starts, not when it was
 		// requested: an image pushed in the meantime is found.
-		img, err := k.m.images.Resolve(r.ref)
+		img, err := k.m.images.Resolve(r.c.image.ref)
 		var d sim.Tick
 		if err != nil {
 			r.err = err.(*workload.PullError)
@@ -167,7 +169,7 @@ func (pl *puller) finish(r *pullRequest) {
 	pl.running--
 	r.done = k.now()
 	k.stats.ImagePulls++
-	if r.img != nil && k.images.add(r.ref, r.img) {
+	if r.img != nil && k.images.addKey(r.c.image.key, r.c.image.isDigest, r.img) {
 		k.nodeStatusChanged, r.changed = true, true
 	}
 	if !k.stopped && !r.abandoned {

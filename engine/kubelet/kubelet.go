@@ -350,8 +350,13 @@ func (k *Kubelet) postNodeStatus(node *corev1.Node, cause uint64, first bool) {
 	}
 	k.nodeStatusChanged = false
 	k.lastReport = k.now()
-	upd := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name, UID: node.UID}, Status: st}
-	if _, err := m.env.API.UpdateStatus(k.actor(seq), upd); err != nil && !apierrors.IsNotFound(err) {
+	// As with pod status (writeStatus), the API server keeps nothing of
+	// the body but its status, so one body serves every node's write.
+	upd := &m.nodeScratch
+	upd.Name, upd.UID, upd.Status = node.Name, node.UID, st
+	_, err := m.env.API.UpdateStatus(k.actor(seq), upd)
+	*upd = corev1.Node{}
+	if err != nil && !apierrors.IsNotFound(err) {
 		panic("kubelet: posting node status: " + err.Error())
 	}
 	if first {

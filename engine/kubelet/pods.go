@@ -479,7 +479,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	}
 	policy := c.spec.ImagePullPolicy
 	if policy == "" {
-		policy = workload.DefaultPullPolicy(image)
+		policy = c.image.defaultPolicy
 	}
 	if img := k.images.lookupKey(c.image.key, c.image.isDigest); img != nil && policy != corev1.PullAlways {
 		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
@@ -509,7 +509,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		}
 		return false
 	}
-	r := &pullRequest{p: p, c: c, ref: c.image.ref, requested: now}
+	r := &pullRequest{p: p, c: c, requested: now}
 	behind := k.puller.add(r)
 	why := whyPulling
 	if behind > 0 {

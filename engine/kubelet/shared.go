@@ -33,6 +33,9 @@ type imageRef struct {
 	// key is the name the node's image store files it under (imageStore.key).
 	key      string
 	isDigest bool
+	// defaultPolicy is the imagePullPolicy of a container that sets none
+	// (workload.DefaultPullPolicy).
+	defaultPolicy corev1.PullPolicy
 }
 
 func (m *Manager) imageRef(image string) *imageRef {
@@ -44,6 +47,7 @@ func (m *Manager) imageRef(image string) *imageRef {
 	if r.err == nil {
 		r.tagged = r.ref.Tagged().String()
 		r.key, r.isDigest = storeKey(r.ref)
+		r.defaultPolicy = workload.DefaultPullPolicy(image)
 	}
 	if len(m.refs) < maxShared {
 		m.refs[image] = r

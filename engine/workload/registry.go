@@ -303,11 +303,6 @@ func deriveDigest(img Image, push int) string {
 // containerd's words.
 func (r *Registry) Resolve(ref Reference) (*Image, error) {
 	ref = ref.Tagged()
-	name := ref.String()
-	if ref.Digest != "" {
-		// A digest wins over a tag, as in containerd.
-		name = ref.Repository() + "@" + ref.Digest
-	}
 	rp := r.repos[ref.Repository()]
 	if rp != nil {
 		if ref.Digest != "" {
@@ -317,6 +312,15 @@ func (r *Registry) Resolve(ref Reference) (*Image, error) {
 		} else if img := rp.tags[ref.Tag]; img != nil {
 			return img, nil
 		}
+	}
+	// Not found: only now is the name the errors give made (every pod's
+	// pull resolves, and a found image needs none).
+	name := ref.String()
+	if ref.Digest != "" {
+		// A digest wins over a tag, as in containerd.
+		name = ref.Repository() + "@" + ref.Digest
+	}
+	if rp != nil {
 		return nil, &PullError{Ref: name, Code: "NotFound", Reason: name + ": not found"}
 	}
 	host := ref.Domain
