@@ -18,6 +18,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/controller"
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
 )
 
 // cpuSeconds is the process's user+system CPU time, all threads (GC
@@ -81,7 +82,8 @@ func BenchmarkDeploymentsToReady(b *testing.B) {
 }
 
 func deploymentsToReady(b *testing.B, nodes, deployments int, replicas int32) {
-	controller.VerifyTallies = false // measure the controller, not its test-time cross-check
+	// Measure the engine, not its test-time cross-checks.
+	controller.VerifyTallies, store.VerifyEncoding = false, false
 	pods := float64(deployments) * float64(replicas)
 	for range b.N {
 		b.StopTimer()

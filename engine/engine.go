@@ -185,6 +185,9 @@ func (e *Engine) deliver() bool {
 		}
 	}
 	e.cursor = batch[len(batch)-1].Rev
+	// Every component has now seen these writes: what they superseded is
+	// history, which the store may keep encoded, as etcd does.
+	e.Store.Seal(e.cursor)
 	return true
 }
 

@@ -1,7 +1,11 @@
 package lessons
 
-import "github.com/kubeloop/kubeloop/engine/controller"
+import (
+	"github.com/kubeloop/kubeloop/engine/controller"
+	"github.com/kubeloop/kubeloop/engine/store"
+)
 
 // Every test here also checks the ReplicaSet controller's running pod
-// tallies against a full recount after each sync that uses one.
-func init() { controller.VerifyTallies = true }
+// tallies against a full recount after each sync that uses one, and that
+// every object version the store encodes decodes to the same JSON.
+func init() { controller.VerifyTallies, store.VerifyEncoding = true, true }

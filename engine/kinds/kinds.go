@@ -75,6 +75,16 @@ func (k *Kind) Key(namespace, name string) string {
 // "pod", "deployment" (as in `pod/web-1`, `deployment.apps/api`).
 func (k *Kind) KindRef() string { return k.Singular }
 
+// AppendKey appends Key(namespace, name) to dst: the store builds lookup
+// keys in a scratch buffer, so that reading an object allocates nothing.
+func (k *Kind) AppendKey(dst []byte, namespace, name string) []byte {
+	dst = append(append(dst, k.EtcdPrefix...), '/')
+	if k.Namespaced {
+		dst = append(append(dst, namespace...), '/')
+	}
+	return append(dst, name...)
+}
+
 func newKind[T any, PT interface {
 	*T
 	Object

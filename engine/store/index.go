@@ -23,7 +23,7 @@ type index struct {
 type indexSet struct {
 	keys   map[string]struct{}
 	sorted []string // nil when stale
-	objs   []Object // the objects of sorted, kept current by updates
+	objs   []Object // the objects of sorted, kept current by updates; nil for kinds kept at rest
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -37,8 +37,8 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 	}
 	ix := &index{name: name, fn: fn, byVal: map[string]*indexSet{}}
 	s.indexes[k] = append(s.indexes[k], ix)
-	for key, obj := range s.bucket(k).objects {
-		ix.add(key, obj)
+	for key, e := range s.bucket(k).entries {
+		ix.add(key, e.object(k))
 	}
 }
 
@@ -74,6 +74,13 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 		if set.sorted == nil {
 			s.sortSet(k, set)
 		}
+		if b := s.bucket(k); b.atRest {
+			out := make([]Object, len(set.sorted))
+			for i, key := range set.sorted {
+				out[i] = b.entries[key].object(k)
+			}
+			return out
+		}
 		return set.objs
 	}
 	panic("store: no index " + name + " for " + k.Resource)
@@ -86,9 +93,12 @@ func (s *Store) sortSet(k *kinds.Kind, set *indexSet) {
 	}
 	sort.Strings(set.sorted)
 	b := s.bucket(k)
+	if b.atRest {
+		return // decoded on each read, not kept
+	}
 	set.objs = make([]Object, len(set.sorted))
 	for i, key := range set.sorted {
-		set.objs[i] = b.objects[key]
+		set.objs[i] = b.entries[key].obj
 	}
 }
 
@@ -143,7 +153,7 @@ func (ix *index) update(key string, old, obj Object) {
 	was, is := ix.fn(old), ix.fn(obj)
 	if slices.Equal(was, is) {
 		for _, v := range is {
-			if set := ix.byVal[v]; set != nil && set.sorted != nil {
+			if set := ix.byVal[v]; set != nil && set.objs != nil {
 				if i := sort.SearchStrings(set.sorted, key); i < len(set.sorted) && set.sorted[i] == key {
 					set.objs[i] = obj
 				}

@@ -58,6 +58,10 @@ type Event struct {
 	// Cause is the trace sequence number of the action that made this write,
 	// so that whoever reacts to it can say why it acted.
 	Cause uint64
+
+	// obj and old are Object and Old in etcd's encoding, once sealed (see
+	// encoding.go); Since decodes them for its reader.
+	obj, old *blob
 }
 
 // ErrCompacted is returned when reading history that compaction removed; it
@@ -69,18 +73,47 @@ func (e *ErrCompacted) Error() string {
 }
 
 type bucket struct {
-	objects map[string]Object // key -> object
-	sorted  []string          // keys in order; nil when stale
-	rev     int64             // the revision of the latest write to the kind
+	entries map[string]entry // key -> current version
+	atRest  bool             // the kind is kept encoded even while current
+	sorted  []string         // keys in order; nil when stale
+	rev     int64            // the revision of the latest write to the kind
+}
+
+// entry is the current version of one object: typed, or encoded for the
+// kinds kept at rest (see encoding.go).
+type entry struct {
+	key string // the etcd key, kept so that a write reuses it
+	obj Object
+	enc *blob
+}
+
+// object is the entry's object; decoding makes a new one each time.
+func (e entry) object(k *kinds.Kind) Object {
+	if e.obj != nil {
+		return e.obj
+	}
+	return e.enc.decode(k)
+}
+
+// newEntry makes the entry for obj, encoding it if its kind is kept at rest.
+func (b *bucket) newEntry(k *kinds.Kind, key string, obj Object) entry {
+	if b.atRest {
+		if enc := encode(k, obj); enc != nil {
+			return entry{key: key, enc: enc}
+		}
+	}
+	return entry{key: key, obj: obj}
 }
 
 // Store is an etcd-shaped, single-threaded object store.
 type Store struct {
 	rev        int64
 	compactRev int64
+	sealedRev  int64 // history up to here has been delivered to every watcher
 	buckets    map[*kinds.Kind]*bucket
 	history    history // events with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
+	keyBuf     []byte // scratch for lookup keys
 }
 
 // historyChunk is how many events one block of history holds.
@@ -166,16 +199,22 @@ func (s *Store) CompactRev() int64 { return s.compactRev }
 func (s *Store) bucket(k *kinds.Kind) *bucket {
 	b := s.buckets[k]
 	if b == nil {
-		b = &bucket{objects: map[string]Object{}}
+		b = &bucket{entries: map[string]entry{}, atRest: keptAtRest(k)}
 		s.buckets[k] = b
 	}
 	return b
 }
 
+// lookupKey builds k's key for namespace/name in the scratch buffer; a map
+// index with string(s.keyBuf) does not allocate.
+func (s *Store) lookupKey(k *kinds.Kind, namespace, name string) {
+	s.keyBuf = k.AppendKey(s.keyBuf[:0], namespace, name)
+}
+
 // Get returns the object of kind k at namespace/name. The result is shared:
 // do not modify it.
 func (s *Store) Get(k *kinds.Kind, namespace, name string) (Object, error) {
-	if o, ok := s.bucket(k).objects[k.Key(namespace, name)]; ok {
+	if o, ok := s.Lookup(k, namespace, name); ok {
 		return o, nil
 	}
 	return nil, apierrors.NewNotFound(k.GroupResource(), name)
@@ -183,8 +222,13 @@ func (s *Store) Get(k *kinds.Kind, namespace, name string) (Object, error) {
 
 // Lookup is Get without an error for the common "is it there" question.
 func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
-	o, ok := s.bucket(k).objects[k.Key(namespace, name)]
-	return o, ok
+	b := s.bucket(k)
+	s.lookupKey(k, namespace, name)
+	e, ok := b.entries[string(s.keyBuf)]
+	if !ok {
+		return nil, false
+	}
+	return e.object(k), true
 }
 
 // List returns the objects of kind k in namespace (all namespaces if ""),
@@ -192,14 +236,7 @@ func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
 // objects are shared.
 func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	b := s.bucket(k)
-	if b.sorted == nil {
-		b.sorted = make([]string, 0, len(b.objects))
-		for key := range b.objects {
-			b.sorted = append(b.sorted, key)
-		}
-		sort.Strings(b.sorted)
-	}
-	keys := b.sorted
+	keys := b.keys()
 	if k.Namespaced && namespace != "" {
 		prefix := k.EtcdPrefix + "/" + namespace + "/"
 		lo := sort.SearchStrings(keys, prefix)
@@ -211,9 +248,21 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	}
 	out := make([]Object, len(keys))
 	for i, key := range keys {
-		out[i] = b.objects[key]
+		out[i] = b.entries[key].object(k)
 	}
 	return out
+}
+
+// keys is the bucket's keys in order.
+func (b *bucket) keys() []string {
+	if b.sorted == nil {
+		b.sorted = make([]string, 0, len(b.entries))
+		for key := range b.entries {
+			b.sorted = append(b.sorted, key)
+		}
+		sort.Strings(b.sorted)
+	}
+	return b.sorted
 }
 
 // KindRev is the revision of the latest write to an object of kind k (0 if
@@ -222,24 +271,26 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 func (s *Store) KindRev(k *kinds.Kind) int64 { return s.bucket(k).rev }
 
 // Count is the number of objects of kind k.
-func (s *Store) Count(k *kinds.Kind) int { return len(s.bucket(k).objects) }
+func (s *Store) Count(k *kinds.Kind) int { return len(s.bucket(k).entries) }
 
 // Create stores a new object. It sets resourceVersion to the new revision and
 // fails with AlreadyExists if the key is taken.
 func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	k := kinds.Of(obj)
-	key := k.Key(obj.GetNamespace(), obj.GetName())
 	b := s.bucket(k)
-	if _, ok := b.objects[key]; ok {
+	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
+	if _, ok := b.entries[string(s.keyBuf)]; ok {
 		return 0, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
 	}
+	key := string(s.keyBuf)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	b.objects[key] = obj
+	e := b.newEntry(k, key, obj)
+	b.entries[key] = e
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
-	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause})
+	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause, obj: e.enc})
 	return s.rev, nil
 }
 
@@ -249,12 +300,13 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 // version and try again"); an empty resourceVersion is an unconditional write.
 func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	k := kinds.Of(obj)
-	key := k.Key(obj.GetNamespace(), obj.GetName())
 	b := s.bucket(k)
-	old, ok := b.objects[key]
+	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
+	was, ok := b.entries[string(s.keyBuf)]
 	if !ok {
 		return 0, apierrors.NewNotFound(k.GroupResource(), obj.GetName())
 	}
+	old := was.object(k)
 	if rv := obj.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
 		return 0, apierrors.NewConflict(k.GroupResource(), obj.GetName(),
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
@@ -264,43 +316,129 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	}
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	b.objects[key] = obj
+	e := b.newEntry(k, was.key, obj)
+	b.entries[was.key] = e
 	b.rev = s.rev
-	s.indexUpdate(k, key, old, obj)
-	s.history.append(Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: obj, Old: old, Cause: cause})
+	s.indexUpdate(k, was.key, old, obj)
+	s.history.append(Event{Type: Modified, Kind: k, Key: was.key, Rev: s.rev, Object: obj, Old: old, Cause: cause,
+		obj: e.enc, old: was.enc})
 	return s.rev, nil
 }
 
 // Delete removes an object. A non-empty resourceVersion is a precondition, as
 // in Update.
 func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, cause uint64) (Object, int64, error) {
-	key := k.Key(namespace, name)
 	b := s.bucket(k)
-	old, ok := b.objects[key]
+	s.lookupKey(k, namespace, name)
+	was, ok := b.entries[string(s.keyBuf)]
 	if !ok {
 		return nil, 0, apierrors.NewNotFound(k.GroupResource(), name)
 	}
+	old := was.object(k)
 	if resourceVersion != "" && resourceVersion != old.GetResourceVersion() {
 		return nil, 0, apierrors.NewConflict(k.GroupResource(), name,
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	s.rev++
-	delete(b.objects, key)
+	delete(b.entries, was.key)
 	b.sorted = nil
 	b.rev = s.rev
-	s.indexRemove(k, key, old)
-	s.history.append(Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: old, Old: old, Cause: cause})
+	s.indexRemove(k, was.key, old)
+	s.history.append(Event{Type: Deleted, Kind: k, Key: was.key, Rev: s.rev, Object: old, Old: old, Cause: cause,
+		obj: was.enc, old: was.enc})
 	return old, s.rev, nil
 }
 
 // Since returns the events with revision > rev, in order: what a watch from
 // rev replays. It fails with ErrCompacted if rev is older than the compaction.
-// The slice may alias the store's history; do not modify it.
+// The slice may alias the store's history; do not modify it. Versions the
+// store keeps encoded are decoded into new objects, the caller's to keep.
 func (s *Store) Since(rev int64) ([]Event, error) {
 	if rev < s.compactRev {
 		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
 	}
-	return s.history.since(s.historyIndex(rev)), nil
+	evs := s.history.since(s.historyIndex(rev))
+	if len(evs) == 0 || evs[0].Rev > s.sealedRev {
+		return evs, nil // what a watcher has not seen yet is never sealed
+	}
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		if ev.Object == nil && ev.obj != nil {
+			ev.Object = ev.obj.decode(ev.Kind)
+		}
+		if ev.Old == nil && ev.old != nil {
+			if ev.old == ev.obj {
+				ev.Old = ev.Object // a delete: the last state is both
+			} else {
+				ev.Old = ev.old.decode(ev.Kind)
+			}
+		}
+		out[i] = ev
+	}
+	return out, nil
+}
+
+// Seal tells the store that every watcher has seen the writes up to rev.
+// A version superseded by one of those writes is then wanted only by
+// readers of history, and the store keeps it as etcd keeps every version:
+// encoded (see encoding.go).
+func (s *Store) Seal(rev int64) {
+	rev = min(rev, s.rev)
+	s.sealedRev = max(s.sealedRev, s.compactRev)
+	for s.sealedRev < rev {
+		s.sealedRev++
+		ev := s.eventAt(s.sealedRev)
+		switch {
+		case ev == nil:
+		case ev.obj != nil: // a kind kept at rest: the write carried its bytes
+			ev.Object = nil
+			if ev.old != nil {
+				ev.Old = nil
+			}
+		case ev.Type == Modified || ev.Type == Deleted:
+			s.sealOld(ev)
+		}
+	}
+}
+
+// sealOld encodes the version ev superseded, sharing the bytes with the
+// history entry that wrote that version when it is still kept.
+func (s *Store) sealOld(ev *Event) {
+	old := ev.Old
+	var b *blob
+	if p := s.eventAt(rvOf(old)); p != nil && p.Key == ev.Key && (p.Object == old || p.Object == nil && p.obj != nil) {
+		if p.obj == nil {
+			p.obj = encode(ev.Kind, old)
+		}
+		if p.obj != nil {
+			p.Object = nil
+		}
+		b = p.obj
+	} else {
+		b = encode(ev.Kind, old)
+	}
+	if b == nil {
+		return // not encodable exactly: kept typed
+	}
+	ev.Old, ev.old = nil, b
+	if ev.Type == Deleted {
+		ev.Object, ev.obj = nil, b
+	}
+}
+
+// eventAt is the kept history entry that wrote revision rev, or nil.
+func (s *Store) eventAt(rev int64) *Event {
+	if rev <= s.compactRev || rev > s.rev {
+		return nil
+	}
+	i := s.historyIndex(rev - 1)
+	if i >= s.history.n {
+		return nil
+	}
+	if ev := s.history.at(i); ev.Rev == rev {
+		return ev
+	}
+	return nil
 }
 
 // historyIndex is the index of the first kept event with a revision above

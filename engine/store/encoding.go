@@ -1,0 +1,269 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+// etcd does not keep objects: it keeps bytes. kube-apiserver encodes every
+// object it writes as protobuf (k8s.io/api's generated Marshal), and the
+// typed objects that controllers work on live in the API server's watch
+// cache and in each component's informer, decoded from those bytes.
+//
+// kubeloop keeps the same split. The newest version of an object stays
+// typed, shared by every component as an informer's cache would be. Once a
+// version is superseded and every component has seen the write that
+// superseded it (the engine seals history up to its watch cursor), only
+// `history`, `why` and the REPL's summaries can still ask for it, and the
+// store keeps it as etcd does: protobuf bytes, decoded when read. Kinds
+// that no component watches (Events) are kept as bytes even while current.
+//
+// Bytes hold no pointers, so the garbage collector never scans them: a
+// cluster's history costs memory, not collection time.
+
+// blob is one object version in etcd's encoding.
+type blob struct {
+	data  []byte // the protobuf encoding, then the times' trailer
+	proto int32  // where the protobuf encoding ends
+	// typed says the object carried its TypeMeta (apiVersion and kind),
+	// which protobuf leaves to the envelope and decoding restores.
+	typed bool
+}
+
+type protoMarshaler interface{ Marshal() ([]byte, error) }
+type protoUnmarshaler interface{ Unmarshal([]byte) error }
+
+// VerifyEncoding makes every encoding check itself: the decoded object must
+// read, as JSON, exactly as the original did, or encode panics. Tests turn
+// it on (the engine's, the REPL's, the lessons'), so that every object any
+// test writes proves the round trip that learners rely on.
+var VerifyEncoding = false
+
+// encoded are the kinds the store encodes: those written most (pods and
+// their Events, the status writes of nodes, leases and workloads), each
+// checked to decode to the same JSON. Protobuf does not tell an empty list
+// from none, and for a list without omitempty JSON does ("endpoints": []
+// against null in an EndpointSlice), so a kind joins this list only once
+// VerifyEncoding has passed every test with it.
+func encoded(k *kinds.Kind) bool {
+	switch k {
+	case kinds.Pod, kinds.Event, kinds.Deployment, kinds.ReplicaSet, kinds.Node, kinds.Lease:
+		return true
+	}
+	return false
+}
+
+// keptAtRest says whether kind k is kept encoded even while current:
+// Events, which every component writes and none watches (the REPL and the
+// API server's event correlation read a few at a time).
+func keptAtRest(k *kinds.Kind) bool { return k == kinds.Event }
+
+// encode returns obj's protobuf bytes, or nil if the encoding would not
+// give back exactly the same object (the store then keeps it typed).
+func encode(k *kinds.Kind, obj Object) *blob {
+	if !encoded(k) {
+		return nil
+	}
+	m, ok := obj.(protoMarshaler)
+	if !ok {
+		return nil
+	}
+	b := &blob{}
+	switch gvk := obj.GetObjectKind().GroupVersionKind(); {
+	case gvk == k.GroupVersionKind():
+		b.typed = true
+	case !gvk.Empty():
+		return nil
+	}
+	data, err := m.Marshal()
+	if err != nil {
+		return nil
+	}
+	b.proto = int32(len(data))
+	b.data = appendTimes(data, obj)
+	if VerifyEncoding {
+		verifyRoundTrip(k, obj, b)
+	}
+	return b
+}
+
+// decode returns a new typed object from b. The caller owns it.
+func (b *blob) decode(k *kinds.Kind) Object {
+	obj := k.New()
+	if err := obj.(protoUnmarshaler).Unmarshal(b.data[:b.proto]); err != nil {
+		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
+	}
+	restoreTimes(obj, b.data[b.proto:])
+	if !b.typed {
+		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)
+	}
+	return obj
+}
+
+var emptyGVK = (&kinds.Kind{}).GroupVersionKind()
+
+func verifyRoundTrip(k *kinds.Kind, obj Object, b *blob) {
+	back := b.decode(k)
+	want, err1 := json.Marshal(obj)
+	got, err2 := json.Marshal(back)
+	if err1 != nil || err2 != nil || !bytes.Equal(want, got) || !equality.Semantic.DeepEqual(obj, back) || !sameZones(obj, back) {
+		panic(fmt.Sprintf("store: %s %s/%s does not survive encoding (%v, %v):\n was %s\n got %s",
+			k.Kind, obj.GetNamespace(), obj.GetName(), err1, err2, want, got))
+	}
+}
+
+// sameZones reports whether a's and b's times are in the same zones.
+func sameZones(a, b Object) bool {
+	var zones []*time.Location
+	eachTime(a, func(t *time.Time) { zones = append(zones, t.Location()) })
+	i, same := 0, true
+	eachTime(b, func(t *time.Time) {
+		same = same && i < len(zones) && zones[i] == t.Location()
+		i++
+	})
+	return same && i == len(zones)
+}
+
+// rvOf is an object's resourceVersion as a revision (0 if it has none).
+func rvOf(obj Object) int64 {
+	rv, _ := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	return rv
+}
+
+// Protobuf keeps a metav1.Time to the second (kube dropped the nanoseconds
+// on purpose: JSON clients could not see them) and decodes it in the local
+// zone. kubeloop's clock counts milliseconds, and what a learner reads (the
+// order of `get events`, a step's time) depends on them, so the store keeps
+// each time's sub-second part and zone after the protobuf bytes and puts
+// them back on decode. eachTime visits an object's times in a fixed order,
+// the same before encoding and after decoding.
+func eachTime(obj Object, f func(*time.Time)) {
+	meta := func(m *metav1.ObjectMeta) {
+		f(&m.CreationTimestamp.Time)
+		if m.DeletionTimestamp != nil {
+			f(&m.DeletionTimestamp.Time)
+		}
+		for i := range m.ManagedFields {
+			if t := m.ManagedFields[i].Time; t != nil {
+				f(&t.Time)
+			}
+		}
+	}
+	ptr := func(t *metav1.Time) {
+		if t != nil {
+			f(&t.Time)
+		}
+	}
+	micro := func(t *metav1.MicroTime) {
+		if t != nil {
+			f(&t.Time)
+		}
+	}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		meta(&o.ObjectMeta)
+		ptr(o.Status.StartTime)
+		for i := range o.Status.Conditions {
+			c := &o.Status.Conditions[i]
+			f(&c.LastProbeTime.Time)
+			f(&c.LastTransitionTime.Time)
+		}
+		for _, list := range [][]corev1.ContainerStatus{o.Status.InitContainerStatuses, o.Status.ContainerStatuses, o.Status.EphemeralContainerStatuses} {
+			for i := range list {
+				for _, st := range []*corev1.ContainerState{&list[i].State, &list[i].LastTerminationState} {
+					if st.Running != nil {
+						f(&st.Running.StartedAt.Time)
+					}
+					if st.Terminated != nil {
+						f(&st.Terminated.StartedAt.Time)
+						f(&st.Terminated.FinishedAt.Time)
+					}
+				}
+			}
+		}
+	case *corev1.Event:
+		meta(&o.ObjectMeta)
+		f(&o.FirstTimestamp.Time)
+		f(&o.LastTimestamp.Time)
+		f(&o.EventTime.Time)
+		if o.Series != nil {
+			f(&o.Series.LastObservedTime.Time)
+		}
+	case *appsv1.Deployment:
+		meta(&o.ObjectMeta)
+		for i := range o.Status.Conditions {
+			f(&o.Status.Conditions[i].LastUpdateTime.Time)
+			f(&o.Status.Conditions[i].LastTransitionTime.Time)
+		}
+	case *appsv1.ReplicaSet:
+		meta(&o.ObjectMeta)
+		for i := range o.Status.Conditions {
+			f(&o.Status.Conditions[i].LastTransitionTime.Time)
+		}
+	case *corev1.Node:
+		meta(&o.ObjectMeta)
+		for i := range o.Spec.Taints {
+			ptr(o.Spec.Taints[i].TimeAdded)
+		}
+		for i := range o.Status.Conditions {
+			f(&o.Status.Conditions[i].LastHeartbeatTime.Time)
+			f(&o.Status.Conditions[i].LastTransitionTime.Time)
+		}
+	case *coordinationv1.Lease:
+		meta(&o.ObjectMeta)
+		micro(o.Spec.AcquireTime)
+		micro(o.Spec.RenewTime)
+	default:
+		panic("store: no time walker for " + kinds.Of(obj).Kind + "; add one before encoding the kind")
+	}
+}
+
+// appendTimes appends, for each of obj's times, its nanoseconds and
+// whether it is in UTC, as one uvarint (zero for a zero time).
+func appendTimes(dst []byte, obj Object) []byte {
+	eachTime(obj, func(t *time.Time) {
+		var v uint64
+		if !t.IsZero() {
+			v = uint64(t.Nanosecond())<<1 | 1
+			if t.Location() == time.UTC {
+				v |= 1 << 40
+			}
+		}
+		dst = binary.AppendUvarint(dst, v)
+	})
+	return dst
+}
+
+// restoreTimes puts back what appendTimes kept.
+func restoreTimes(obj Object, trailer []byte) {
+	eachTime(obj, func(t *time.Time) {
+		v, n := binary.Uvarint(trailer)
+		if n <= 0 {
+			panic("store: an encoded object's times do not match its fields")
+		}
+		trailer = trailer[n:]
+		if v == 0 {
+			return
+		}
+		loc := time.Local
+		if v&(1<<40) != 0 {
+			loc = time.UTC
+		}
+		*t = time.Unix(t.Unix(), int64(v&(1<<40-1))>>1).In(loc)
+	})
+	if len(trailer) != 0 {
+		panic("store: an encoded object's times do not match its fields")
+	}
+}

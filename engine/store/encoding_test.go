@@ -1,0 +1,155 @@
+package store
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+func init() { VerifyEncoding = true }
+
+// at is a virtual instant with milliseconds, in UTC as the engine's clock gives.
+func at(ms int) metav1.Time {
+	return metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond))
+}
+
+func typedPod(name string) *corev1.Pod {
+	p := kinds.Pod.New().(*corev1.Pod)
+	p.Namespace, p.Name, p.CreationTimestamp = "default", name, at(1500)
+	p.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27"}}
+	return p
+}
+
+func sameJSON(t *testing.T, what string, got, want Object) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) || !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("%s:\n got %s\nwant %s", what, g, w)
+	}
+}
+
+// A pod's superseded versions, once every watcher has seen the write that
+// superseded them, are kept encoded; reading history gives them back
+// exactly, milliseconds and zones included, while the current version stays
+// the shared typed object.
+func TestSealedHistoryReadsBackExactly(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	p := typedPod("a")
+	s.Create(p, 1)
+	versions := []*corev1.Pod{p}
+	for i, phase := range []corev1.PodPhase{corev1.PodPending, corev1.PodRunning} {
+		next := versions[len(versions)-1].DeepCopy()
+		next.Status.Phase = phase
+		next.Status.StartTime = &metav1.Time{Time: at(2345 + i).Time}
+		next.Status.Conditions = append(next.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady,
+			Status: corev1.ConditionTrue, LastTransitionTime: at(4999 + i)})
+		if _, err := s.Update(next, uint64(2+i)); err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, next)
+	}
+	before, _ := s.Since(start)
+	if before[1].Object != Object(versions[1]) {
+		t.Fatal("unsealed history must be the written objects themselves (what the engine delivers)")
+	}
+	s.Seal(s.Rev())
+	evs, err := s.Since(start)
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("Since = %d events, %v; want 3", len(evs), err)
+	}
+	for i, ev := range evs {
+		sameJSON(t, "version "+ev.Type.String(), ev.Object, versions[i])
+		if !equality.Semantic.DeepEqual(ev.Object, versions[i]) {
+			t.Errorf("version %d differs after decoding", i)
+		}
+		if i > 0 {
+			sameJSON(t, "old of version", ev.Old, versions[i-1])
+		}
+		if ev.Cause != uint64(i+1) || ev.Key != "/registry/pods/default/a" {
+			t.Errorf("event %d: cause %d key %q", i, ev.Cause, ev.Key)
+		}
+	}
+	got := evs[1].Object.(*corev1.Pod).Status.StartTime.Time
+	if got.Location() != time.UTC || got.Nanosecond() != 345e6 {
+		t.Errorf("start time decoded as %v; want ...:02.345 UTC", got)
+	}
+	if evs[2].Object != Object(versions[2]) {
+		t.Error("the current version must stay the shared typed object")
+	}
+	if cur, _ := s.Lookup(kinds.Pod, "default", "a"); cur != Object(versions[2]) {
+		t.Error("Lookup must return the shared current object")
+	}
+	// A delete's last state is both its object and its old object.
+	s.Delete(kinds.Pod, "default", "a", "", 9)
+	s.Seal(s.Rev())
+	evs, _ = s.Since(s.Rev() - 1)
+	if evs[0].Object != evs[0].Old {
+		t.Error("a decoded delete must hand out one object as both its object and its old object")
+	}
+	sameJSON(t, "deleted", evs[0].Object, versions[2])
+}
+
+// Events are kept encoded even while current: every read decodes a new
+// copy, indexes still work, and updates and deletes see the right version.
+func TestEventsAreKeptAtRest(t *testing.T) {
+	s := New()
+	s.AddIndex(kinds.Event, "reason", func(o Object) []string { return []string{o.(*corev1.Event).Reason} })
+	ev := kinds.Event.New().(*corev1.Event)
+	ev.Namespace, ev.Name, ev.Reason, ev.Count = "default", "a.1", "Pulled", 1
+	ev.FirstTimestamp, ev.LastTimestamp = at(1234), at(1234)
+	s.Create(ev, 0)
+	one, _ := s.Lookup(kinds.Event, "default", "a.1")
+	two, _ := s.Lookup(kinds.Event, "default", "a.1")
+	if one == two || one == Object(ev) {
+		t.Error("an Event at rest must decode to a new object on each read")
+	}
+	sameJSON(t, "event", one, ev)
+	if got := s.ByIndexShared(kinds.Event, "reason", "Pulled"); len(got) != 1 || got[0].GetName() != "a.1" {
+		t.Fatalf("ByIndexShared = %v", got)
+	}
+	bump := one.(*corev1.Event).DeepCopy()
+	bump.Count, bump.LastTimestamp = 2, at(2500)
+	if _, err := s.Update(bump, 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Seal(s.Rev())
+	evs, _ := s.Since(s.Rev() - 1)
+	if evs[0].Old.(*corev1.Event).Count != 1 || evs[0].Object.(*corev1.Event).Count != 2 {
+		t.Errorf("update of an Event at rest: old count %d, new %d; want 1, 2",
+			evs[0].Old.(*corev1.Event).Count, evs[0].Object.(*corev1.Event).Count)
+	}
+	if l := s.List(kinds.Event, "default"); len(l) != 1 || l[0].(*corev1.Event).LastTimestamp.Time.Nanosecond() != 500e6 {
+		t.Errorf("List = %v", l)
+	}
+	if old, _, err := s.Delete(kinds.Event, "default", "a.1", "", 0); err != nil || old.(*corev1.Event).Count != 2 {
+		t.Errorf("Delete = %v, %v", old, err)
+	}
+	if s.Count(kinds.Event) != 0 || s.CountByIndex(kinds.Event, "reason", "Pulled") != 0 {
+		t.Error("the Event is still there after Delete")
+	}
+}
+
+// Kinds the store does not encode (their JSON cannot survive protobuf
+// exactly, like an EndpointSlice's "endpoints": []) stay typed in history.
+func TestUnencodedKindsStayTyped(t *testing.T) {
+	s := New()
+	svc := kinds.Service.New().(*corev1.Service)
+	svc.Namespace, svc.Name = "default", "web"
+	s.Create(svc, 0)
+	next := svc.DeepCopy()
+	next.Labels = map[string]string{"a": "b"}
+	s.Update(next, 0)
+	s.Seal(s.Rev())
+	evs, _ := s.Since(s.Rev() - 2)
+	if evs[0].Object != Object(svc) || evs[1].Old != Object(svc) {
+		t.Error("a Service's history must keep the typed objects")
+	}
+}
