@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +68,20 @@ type DeploymentController struct {
 	// compares the same templates several times, and a reflective deep
 	// comparison of pod templates is the controller's dearest step.
 	sameTemplate map[templatePair]bool
+	// selectors caches each Deployment's parsed selector by UID and
+	// generation (the selector is spec, and immutable in apps/v1 besides),
+	// so that a sync, one per status change of a ReplicaSet, reuses it.
+	selectors map[types.UID]cachedSelector
+	// work is the working copy of the Deployment being synced, and probe
+	// the ReplicaSet on which getNewReplicaSet tries its annotations:
+	// scratch space reused from sync to sync (see workingCopy).
+	work  appsv1.Deployment
+	probe appsv1.ReplicaSet
+}
+
+type cachedSelector struct {
+	generation int64
+	sel        labels.Selector
 }
 
 type templatePair struct {
@@ -116,7 +131,7 @@ var _ component.Reactor = (*DeploymentController)(nil)
 func NewDeploymentController(env component.Env) *DeploymentController {
 	EnsureIndexes(env.Store)
 	c := &DeploymentController{worker: newWorker(DeploymentControllerName, env, DeploymentWorkers),
-		specCause: map[string]uint64{}, sameTemplate: map[templatePair]bool{}}
+		specCause: map[string]uint64{}, sameTemplate: map[templatePair]bool{}, selectors: map[types.UID]cachedSelector{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -131,6 +146,7 @@ func (c *DeploymentController) Observe(ev store.Event) {
 		switch {
 		case ev.Type == store.Deleted:
 			delete(c.specCause, key)
+			delete(c.selectors, ev.Object.GetUID())
 		case ev.Old == nil || ev.Old.GetGeneration() != ev.Object.GetGeneration():
 			c.specCause[key] = ev.Cause
 		}
@@ -166,10 +182,21 @@ func (c *DeploymentController) enqueueAdopters(rs *appsv1.ReplicaSet, cause uint
 	}
 	for _, o := range c.env.Store.List(kinds.Deployment, rs.Namespace) {
 		d := o.(*appsv1.Deployment)
-		if sel := selectorOf(d.Spec.Selector); !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
+		if sel := c.selectorFor(d); !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
 			c.queue.Add(Key(d), cause)
 		}
 	}
+}
+
+// selectorFor is selectorOf(d.Spec.Selector), parsed once per UID and
+// generation.
+func (c *DeploymentController) selectorFor(d *appsv1.Deployment) labels.Selector {
+	if s, ok := c.selectors[d.UID]; ok && s.generation == d.Generation && d.UID != "" {
+		return s.sel
+	}
+	sel := selectorOf(d.Spec.Selector)
+	c.selectors[d.UID] = cachedSelector{generation: d.Generation, sel: sel}
+	return sel
 }
 
 func (c *DeploymentController) deploymentOfPod(p *corev1.Pod) *appsv1.Deployment {
@@ -225,27 +252,32 @@ func (c *DeploymentController) Reconcile(key string) (Result, error) {
 			}
 		}()
 	}
-	d := workingCopy(stored)
+	d := c.workingCopy(stored)
 	err := c.syncDeployment(d)
 	return c.result, err
 }
 
 // workingCopy is the Deployment a sync works on. kube deep-copies it
-// ("otherwise we are mutating our cache"); a sync changes only its status,
-// its annotations (the revision) and its resourceVersion, so kubeloop
-// copies those and shares the rest (the spec, the template) with the
-// stored object, which nobody changes. A Deployment is synced every time
-// one of its ReplicaSets' status changes, and the deep copy was 5% of the
-// whole-engine benchmark.
-func workingCopy(stored *appsv1.Deployment) *appsv1.Deployment {
-	d := *stored
-	d.Annotations = maps.Clone(stored.Annotations)
-	stored.Status.DeepCopyInto(&d.Status)
-	return &d
+// ("otherwise we are mutating our cache"). A sync changes only its status,
+// its annotations (the revision) and its resourceVersion, and never in
+// place: a changed condition list, annotation map or collision count is a
+// new one (SetDeploymentCondition, setDeploymentRevision, the collision
+// in getNewReplicaSet). So a shallow copy is as good as a deep one: it
+// shares the spec, the template, the conditions and the annotations with
+// the stored object, which nobody changes. A Deployment is synced every
+// time one of its ReplicaSets' status changes, and the deep copy was 5% of
+// the whole-engine benchmark. The copy is made into c.work, reused by
+// every sync: nothing keeps it past the sync (a status write sends its own
+// object, see deploymentStatusWrite).
+func (c *DeploymentController) workingCopy(stored *appsv1.Deployment) *appsv1.Deployment {
+	c.work = *stored
+	return &c.work
 }
 
 func (c *DeploymentController) syncDeployment(d *appsv1.Deployment) error {
-	if d.Spec.Selector == nil || equality.Semantic.DeepEqual(d.Spec.Selector, &metav1.LabelSelector{}) {
+	if sel := d.Spec.Selector; sel == nil || len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		// Semantically equal to &metav1.LabelSelector{}: nil and empty
+		// are the same.
 		seq := c.record(trace.Maintain, d.Namespace, "deployment/"+d.Name,
 			"This deployment is selecting all pods. A non-empty selector is required.", whySelectingAll)
 		c.event(seq, deploymentSource, d, corev1.EventTypeWarning, "SelectingAll",
@@ -287,7 +319,7 @@ func (c *DeploymentController) syncDeployment(d *appsv1.Deployment) error {
 // orphans that match its selector and releasing its own that no longer do
 // (ClaimReplicaSets).
 func (c *DeploymentController) replicaSetsFor(d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
-	sel := selectorOf(d.Spec.Selector)
+	sel := c.selectorFor(d)
 	var out []*appsv1.ReplicaSet
 	for _, o := range controlled(c.env.Store, kinds.ReplicaSet, d) {
 		rs := o.(*appsv1.ReplicaSet)
@@ -377,22 +409,18 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
 	now := c.now()
 	if existing != nil {
-		// kube deep-copies the ReplicaSet here; on most syncs nothing
-		// changes, so kubeloop works on a copy of its annotations and
-		// copies the rest only to write. rsCopy is read-only to callers
-		// (they copy before writing, as scaleReplicaSet does).
-		rsCopy := &appsv1.ReplicaSet{}
-		*rsCopy = *existing
-		rsCopy.Annotations = maps.Clone(existing.Annotations)
-		annotationsUpdated := SetNewReplicaSetAnnotations(d, rsCopy, newRevision, true)
-		minReadyChanged := rsCopy.Spec.MinReadySeconds != d.Spec.MinReadySeconds
-		if !annotationsUpdated && !minReadyChanged {
-			rsCopy = existing
-		}
+		// kube deep-copies the ReplicaSet here and sets its annotations on
+		// the copy; on most syncs nothing changes, so kubeloop sets them on
+		// a copy of the annotations alone, in c.probe (scratch space,
+		// reused), and copies the ReplicaSet only to write. rsCopy is
+		// read-only to callers (they copy before writing, as
+		// scaleReplicaSet does).
+		rsCopy := existing
+		annotationsUpdated := c.probeNewReplicaSetAnnotations(d, existing, newRevision)
+		minReadyChanged := existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds
 		if annotationsUpdated || minReadyChanged {
-			annotations := rsCopy.Annotations
 			rsCopy = existing.DeepCopy()
-			rsCopy.Annotations = annotations
+			rsCopy.Annotations = maps.Clone(c.probe.Annotations)
 			rsCopy.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 			msg := fmt.Sprintf("Updated replica set %s: revision %s", rsCopy.Name, rsCopy.Annotations[RevisionAnnotation])
 			if minReadyChanged {
@@ -466,10 +494,13 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 		}
 		// A hash collision: another template already has this name. Count
 		// it in the status, so the next hash differs, and try again.
-		if d.Status.CollisionCount == nil {
-			d.Status.CollisionCount = new(int32)
+		// A new counter rather than an increment in place, which would
+		// change the stored object's (see workingCopy).
+		collisions := int32(1)
+		if d.Status.CollisionCount != nil {
+			collisions = *d.Status.CollisionCount + 1
 		}
-		*d.Status.CollisionCount++
+		d.Status.CollisionCount = &collisions
 		if uerr := c.updateStatus(d, fmt.Sprintf("collisionCount %d: replica set %s already exists with another template", *d.Status.CollisionCount, name)); uerr != nil {
 			return nil, uerr
 		}
@@ -502,6 +533,18 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	return rs, nil
 }
 
+// probeNewReplicaSetAnnotations is SetNewReplicaSetAnnotations on a copy
+// of existing's annotations in c.probe: it reports whether they change,
+// leaving the changed annotations in c.probe.Annotations.
+func (c *DeploymentController) probeNewReplicaSetAnnotations(d *appsv1.Deployment, existing *appsv1.ReplicaSet, newRevision string) bool {
+	if c.probe.Annotations == nil {
+		c.probe.Annotations = map[string]string{}
+	}
+	clear(c.probe.Annotations)
+	maps.Copy(c.probe.Annotations, existing.Annotations)
+	return SetNewReplicaSetAnnotations(d, &c.probe, newRevision, true)
+}
+
 func countOf(n int32, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -513,10 +556,13 @@ func setDeploymentRevision(d *appsv1.Deployment, revision string) bool {
 	if d.Annotations[RevisionAnnotation] == revision {
 		return false
 	}
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
+	// A new map: d's may be the stored object's (see workingCopy).
+	annotations := maps.Clone(d.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
 	}
-	d.Annotations[RevisionAnnotation] = revision
+	annotations[RevisionAnnotation] = revision
+	d.Annotations = annotations
 	return true
 }
 
@@ -554,7 +600,7 @@ func (c *DeploymentController) writeStatus(d *appsv1.Deployment, message, why st
 		return apierrors.NewNotFound(kinds.Deployment.GroupResource(), d.Name)
 	}
 	stored := cur.(*appsv1.Deployment)
-	if equality.Semantic.DeepEqual(stored.Status, d.Status) && equality.Semantic.DeepEqual(stored.Annotations, d.Annotations) {
+	if deploymentStatusEqual(&stored.Status, &d.Status) && maps.Equal(stored.Annotations, d.Annotations) {
 		return nil // nothing to write: no trace, no request
 	}
 	seq := c.record(c.statusColumn(), d.Namespace, "deployment/"+d.Name, message, why)
@@ -568,13 +614,13 @@ func (c *DeploymentController) writeStatus(d *appsv1.Deployment, message, why st
 
 // deploymentStatusWrite is the body of a status write of d: its metadata,
 // its annotations (the status strategy keeps the revision annotations the
-// controller sets) and its status, copied so that the stored object shares
+// controller sets) and its status. It is a new object, not d (which is
+// reused, see workingCopy), but shares d's annotations and conditions: the
+// controller never changes those in place, so the stored object shares
 // nothing the controller may still change. The spec is left out: a write
 // to /status keeps the stored spec whatever the body says, in kube as here.
 func deploymentStatusWrite(d *appsv1.Deployment) *appsv1.Deployment {
-	cp := &appsv1.Deployment{TypeMeta: d.TypeMeta, ObjectMeta: d.ObjectMeta, Status: *d.Status.DeepCopy()}
-	cp.Annotations = maps.Clone(d.Annotations)
-	return cp
+	return &appsv1.Deployment{TypeMeta: d.TypeMeta, ObjectMeta: d.ObjectMeta, Status: d.Status}
 }
 
 // scaleReplicaSet sets rs's size and its desired/max-replicas annotations,
@@ -1006,7 +1052,11 @@ func calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *a
 		UnavailableReplicas: unavailable,
 		CollisionCount:      d.Status.CollisionCount,
 	}
-	st.Conditions = append(st.Conditions, d.Status.Conditions...)
+	if len(d.Status.Conditions) > 0 {
+		// Shared, not copied: condition lists are never changed in place
+		// (SetDeploymentCondition). Clipped, so that an append copies.
+		st.Conditions = slices.Clip(d.Status.Conditions)
+	}
 	if available >= replicas(d.Spec.Replicas)-MaxUnavailable(d) {
 		SetDeploymentCondition(&st, *NewDeploymentCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue,
 			MinimumReplicasAvailable, "Deployment has minimum availability.", now))
@@ -1019,7 +1069,7 @@ func calculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *a
 
 func (c *DeploymentController) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment) error {
 	st := calculateStatus(allRSs, newRS, d, c.now())
-	if equality.Semantic.DeepEqual(d.Status, st) {
+	if deploymentStatusEqual(&d.Status, &st) {
 		return nil
 	}
 	old := d.Status
@@ -1078,7 +1128,7 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	} else {
 		RemoveDeploymentCondition(&st, appsv1.DeploymentReplicaFailure)
 	}
-	if equality.Semantic.DeepEqual(d.Status, st) {
+	if deploymentStatusEqual(&d.Status, &st) {
 		c.requeueStuckDeployment(d, st, now)
 		return nil
 	}

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -459,12 +460,14 @@ func NewDeploymentCondition(t appsv1.DeploymentConditionType, status corev1.Cond
 		Reason: reason, Message: message}
 }
 
-// GetDeploymentCondition returns a copy of the condition of type t, or nil.
+// GetDeploymentCondition returns the condition of type t, or nil. Kube
+// returns a copy; this points into st.Conditions, for reading only: a
+// condition list is never changed in place (see SetDeploymentCondition),
+// so what it points to stays as it is, and a getter allocates nothing.
 func GetDeploymentCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == t {
-			c := st.Conditions[i]
-			return &c
+			return &st.Conditions[i]
 		}
 	}
 	return nil
@@ -473,6 +476,11 @@ func GetDeploymentCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentCondi
 // SetDeploymentCondition puts c in st unless a condition of its type with
 // the same status and reason is there; lastTransitionTime is kept if the
 // status does not change. The condition moves to the end, as in kube.
+//
+// It and RemoveDeploymentCondition never change a condition list in place:
+// a change makes a new list. So a status may share its list with the
+// stored Deployment's (as the Deployment controller's working copy and the
+// statuses it computes and writes do) without changing the stored object.
 func SetDeploymentCondition(st *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
 	cur := GetDeploymentCondition(*st, c.Type)
 	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
@@ -489,8 +497,24 @@ func RemoveDeploymentCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentC
 	st.Conditions = filterCondition(st.Conditions, t)
 }
 
+// filterCondition is cs without the conditions of type t (kube's
+// filterOutCondition), nil if none is left. If there is none of type t it
+// returns cs itself, with its capacity clipped so that an append copies
+// it; otherwise a new list, with room for one more.
 func filterCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
-	var out []appsv1.DeploymentCondition
+	n := 0
+	for i := range cs {
+		if cs[i].Type != t {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case n == len(cs):
+		return slices.Clip(cs)
+	}
+	out := make([]appsv1.DeploymentCondition, 0, n+1)
 	for _, c := range cs {
 		if c.Type != t {
 			out = append(out, c)
@@ -506,4 +530,31 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// deploymentStatusEqual is equality.Semantic.DeepEqual(*a, *b) written out
+// for Deployment statuses, without reflection (a sync compares statuses on
+// every ReplicaSet status change): nil and empty condition lists are
+// equal, pointers compare what they point to, and times compare as
+// Semantic compares metav1.Time, by a.UTC() == b.UTC().
+// TestDeploymentStatusEqual checks it against Semantic field by field.
+func deploymentStatusEqual(a, b *appsv1.DeploymentStatus) bool {
+	return a.ObservedGeneration == b.ObservedGeneration && a.Replicas == b.Replicas &&
+		a.UpdatedReplicas == b.UpdatedReplicas && a.ReadyReplicas == b.ReadyReplicas &&
+		a.AvailableReplicas == b.AvailableReplicas && a.UnavailableReplicas == b.UnavailableReplicas &&
+		int32PtrEqual(a.TerminatingReplicas, b.TerminatingReplicas) &&
+		int32PtrEqual(a.CollisionCount, b.CollisionCount) &&
+		slices.EqualFunc(a.Conditions, b.Conditions, deploymentConditionEqual)
+}
+
+func deploymentConditionEqual(a, b appsv1.DeploymentCondition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		a.LastUpdateTime.UTC() == b.LastUpdateTime.UTC() && a.LastTransitionTime.UTC() == b.LastTransitionTime.UTC()
+}
+
+func int32PtrEqual(a, b *int32) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
