@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -444,6 +445,12 @@ func slowStartBatch(count, initial int, fn func() error) (int, error) {
 // podFromTemplate builds a pod as the ReplicaSet controller does
 // (GetPodFromTemplate): the template's labels, annotations, finalizers and
 // spec, generateName "<rs>-", and the ReplicaSet as its controller.
+//
+// Kube copies the label and annotation maps; kubeloop's pods share them
+// with the template, read-only like every stored object's maps (whoever
+// changes a pod's labels copies the pod first), so a ReplicaSet's pods
+// keep one pair of maps between them. The spec is copied: the API server's
+// defaulting fills it in.
 func podFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
 	t := &rs.Spec.Template
 	p := &corev1.Pod{
@@ -451,8 +458,8 @@ func podFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       rs.Namespace,
 			GenerateName:    rs.Name + "-",
-			Labels:          copyMap(t.Labels),
-			Annotations:     copyMap(t.Annotations),
+			Labels:          t.Labels,
+			Annotations:     t.Annotations,
 			Finalizers:      append([]string(nil), t.Finalizers...),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, replicaSetGVK)},
 		},
@@ -561,7 +568,9 @@ func (c *ReplicaSetController) verifyTally(rs *appsv1.ReplicaSet, counts podCoun
 // (replica_set_utils.go calculateStatus), with the ReplicaFailure
 // condition set or cleared.
 func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, counts podCounts, manageErr error, now metav1.Time) appsv1.ReplicaSetStatus {
-	st := *rs.Status.DeepCopy()
+	// A shallow copy: the condition list is shared with the stored
+	// ReplicaSet and replaced, never changed in place, if it changes.
+	st := rs.Status
 	failure := replicaSetCondition(rs.Status, appsv1.ReplicaSetReplicaFailure)
 	if manageErr != nil && failure == nil {
 		reason := ""
@@ -570,7 +579,7 @@ func calculateReplicaSetStatus(rs *appsv1.ReplicaSet, counts podCounts, manageEr
 		} else if diff > 0 {
 			reason = "FailedDelete"
 		}
-		st.Conditions = append(st.Conditions, appsv1.ReplicaSetCondition{Type: appsv1.ReplicaSetReplicaFailure,
+		st.Conditions = append(slices.Clip(st.Conditions), appsv1.ReplicaSetCondition{Type: appsv1.ReplicaSetReplicaFailure,
 			Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: reason, Message: manageErr.Error()})
 	} else if manageErr == nil && failure != nil {
 		var keep []appsv1.ReplicaSetCondition
@@ -615,19 +624,29 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 	cur := rs.Status
 	if cur.Replicas == st.Replicas && cur.FullyLabeledReplicas == st.FullyLabeledReplicas &&
 		cur.ReadyReplicas == st.ReadyReplicas && cur.AvailableReplicas == st.AvailableReplicas &&
-		rs.Generation == cur.ObservedGeneration && equality.Semantic.DeepEqual(cur.Conditions, st.Conditions) {
+		rs.Generation == cur.ObservedGeneration && slices.EqualFunc(cur.Conditions, st.Conditions, replicaSetConditionEqual) {
 		return rs, nil
 	}
 	st.ObservedGeneration = rs.Generation
 	// A write to /status keeps the stored spec and metadata whatever the
 	// body says: the body needs the status and the resourceVersion only.
 	cp := &appsv1.ReplicaSet{TypeMeta: rs.TypeMeta, ObjectMeta: rs.ObjectMeta, Status: st}
-	msg := fmt.Sprintf("Updated status: %d replicas, %d fully labeled, %d ready, %d available (observedGeneration %s)",
-		st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, strconv.FormatInt(st.ObservedGeneration, 10))
+	msg := "Updated status: " + strconv.Itoa(int(st.Replicas)) + " replicas, " + strconv.Itoa(int(st.FullyLabeledReplicas)) +
+		" fully labeled, " + strconv.Itoa(int(st.ReadyReplicas)) + " ready, " + strconv.Itoa(int(st.AvailableReplicas)) +
+		" available (observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10) + ")"
 	seq := c.record(c.statusColumn(), rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
 	o, err := c.env.API.UpdateStatus(c.actor(seq), cp)
 	if err != nil {
 		return nil, err
 	}
 	return o.(*appsv1.ReplicaSet), nil
+}
+
+// replicaSetConditionEqual is equality.Semantic.DeepEqual for ReplicaSet
+// conditions, without reflection (slices.EqualFunc, like Semantic, takes
+// nil and empty lists as equal); times compare as Semantic compares
+// metav1.Time.
+func replicaSetConditionEqual(a, b appsv1.ReplicaSetCondition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		a.LastTransitionTime.UTC() == b.LastTransitionTime.UTC()
 }
