@@ -42,7 +42,10 @@ type blob struct {
 	typed bool
 }
 
-type protoMarshaler interface{ Marshal() ([]byte, error) }
+type protoMarshaler interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
 type protoUnmarshaler interface{ Unmarshal([]byte) error }
 
 // VerifyEncoding makes every encoding check itself: the decoded object must
@@ -71,8 +74,9 @@ func encoded(k *kinds.Kind) bool {
 func keptAtRest(k *kinds.Kind) bool { return k == kinds.Event }
 
 // encode returns obj's protobuf bytes, or nil if the encoding would not
-// give back exactly the same object (the store then keeps it typed).
-func encode(k *kinds.Kind, obj Object) *blob {
+// give back exactly the same object (the store then keeps it typed). The
+// bytes are allocated once, at their exact size.
+func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
 	if !encoded(k) {
 		return nil
 	}
@@ -87,12 +91,14 @@ func encode(k *kinds.Kind, obj Object) *blob {
 	case !gvk.Empty():
 		return nil
 	}
-	data, err := m.Marshal()
-	if err != nil {
+	s.timesBuf = appendTimes(s.timesBuf[:0], obj)
+	n := m.Size()
+	b.data = make([]byte, n+len(s.timesBuf))
+	if _, err := m.MarshalToSizedBuffer(b.data[:n]); err != nil {
 		return nil
 	}
-	b.proto = int32(len(data))
-	b.data = appendTimes(data, obj)
+	b.proto = int32(n)
+	copy(b.data[n:], s.timesBuf)
 	if VerifyEncoding {
 		verifyRoundTrip(k, obj, b)
 	}

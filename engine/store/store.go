@@ -96,9 +96,9 @@ func (e entry) object(k *kinds.Kind) Object {
 }
 
 // newEntry makes the entry for obj, encoding it if its kind is kept at rest.
-func (b *bucket) newEntry(k *kinds.Kind, key string, obj Object) entry {
+func (s *Store) newEntry(b *bucket, k *kinds.Kind, key string, obj Object) entry {
 	if b.atRest {
-		if enc := encode(k, obj); enc != nil {
+		if enc := s.encode(k, obj); enc != nil {
 			return entry{key: key, enc: enc}
 		}
 	}
@@ -114,6 +114,7 @@ type Store struct {
 	history    history // events with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
 	keyBuf     []byte // scratch for lookup keys
+	timesBuf   []byte // scratch for encoding
 }
 
 // historyChunk is how many events one block of history holds.
@@ -285,7 +286,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	key := string(s.keyBuf)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	e := b.newEntry(k, key, obj)
+	e := s.newEntry(b, k, key, obj)
 	b.entries[key] = e
 	b.sorted = nil
 	b.rev = s.rev
@@ -316,7 +317,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	}
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	e := b.newEntry(k, was.key, obj)
+	e := s.newEntry(b, k, was.key, obj)
 	b.entries[was.key] = e
 	b.rev = s.rev
 	s.indexUpdate(k, was.key, old, obj)
@@ -408,14 +409,14 @@ func (s *Store) sealOld(ev *Event) {
 	var b *blob
 	if p := s.eventAt(rvOf(old)); p != nil && p.Key == ev.Key && (p.Object == old || p.Object == nil && p.obj != nil) {
 		if p.obj == nil {
-			p.obj = encode(ev.Kind, old)
+			p.obj = s.encode(ev.Kind, old)
 		}
 		if p.obj != nil {
 			p.Object = nil
 		}
 		b = p.obj
 	} else {
-		b = encode(ev.Kind, old)
+		b = s.encode(ev.Kind, old)
 	}
 	if b == nil {
 		return // not encodable exactly: kept typed
