@@ -248,7 +248,7 @@ func rolloutStatus(s *Session, f *Flags, t target) error {
 	// follow replays the writes to the Deployment since the cursor, as the
 	// watch delivers them.
 	follow := func() bool {
-		evs, err := s.Eng.Store.Since(cursor)
+		evs, err := s.Eng.Store.SinceOf(cursor, kinds.Deployment)
 		if err != nil { // compacted: read the object as it is
 			evs = nil
 			if o, ok := s.Eng.Store.Lookup(kinds.Deployment, ns, name); ok {

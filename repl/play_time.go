@@ -156,17 +156,11 @@ func runUntil(s *Session, args []string, _ string) error {
 }
 
 // touched reports whether a write after rev changed an object of a kind c
-// reads (or whether history was compacted, so that it cannot tell).
+// reads: the store keeps each kind's latest revision, so no history is read.
 func (s *Session) touched(c *compiledExpr, rev int64) bool {
-	evs, err := s.Eng.Store.Since(rev)
-	if err != nil {
-		return true
-	}
-	for _, ev := range evs {
-		for _, l := range c.uses {
-			if ev.Kind == l.kind {
-				return true
-			}
+	for _, l := range c.uses {
+		if s.Eng.Store.KindRev(l.kind) > rev {
+			return true
 		}
 	}
 	return false
@@ -276,7 +270,7 @@ func (s *Session) advanceBy(d sim.Tick, cond func() bool) (*summary, error) {
 
 // summarise adds the writes after rev to sum.
 func (s *Session) summarise(sum *summary, rev int64) {
-	evs, err := s.Eng.Store.Since(rev)
+	evs, err := s.Eng.Store.SinceOf(rev, kinds.Pod, kinds.Node, kinds.Event)
 	if err != nil {
 		sum.partial = true
 		return

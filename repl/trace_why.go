@@ -118,18 +118,9 @@ func latestStepAbout(s *Session, k *kinds.Kind, ns, name, objRef string) uint64 
 			break
 		}
 	}
-	st := s.Eng.Store
-	if hist, err := st.Since(st.CompactRev()); err == nil {
-		key := k.Key(ns, name)
-		for i := len(hist) - 1; i >= 0; i-- {
-			if hist[i].Key == key {
-				if c := hist[i].Cause; c > best {
-					if _, ok := tr.Get(c); ok {
-						best = c
-					}
-				}
-				break
-			}
+	if _, _, c, ok := s.Eng.Store.LastWrite(k, ns, name); ok && c > best {
+		if _, ok := tr.Get(c); ok {
+			best = c
 		}
 	}
 	return best

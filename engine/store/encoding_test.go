@@ -153,3 +153,34 @@ func TestUnencodedKindsStayTyped(t *testing.T) {
 		t.Error("a Service's history must keep the typed objects")
 	}
 }
+
+// SinceOf reads only the kinds asked for, decoded; LastWrite finds an
+// object's latest write without decoding anything.
+func TestSinceOfAndLastWrite(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	p := typedPod("a")
+	s.Create(p, 7)
+	ev := kinds.Event.New().(*corev1.Event)
+	ev.Namespace, ev.Name, ev.Reason = "default", "a.1", "Pulled"
+	s.Create(ev, 8)
+	next := p.DeepCopy()
+	next.Status.Phase = corev1.PodRunning
+	s.Update(next, 9)
+	s.Seal(s.Rev())
+	pods, err := s.SinceOf(start, kinds.Pod)
+	if err != nil || len(pods) != 2 || pods[0].Kind != kinds.Pod || pods[1].Old == nil {
+		t.Fatalf("SinceOf(pods) = %v, %v", pods, err)
+	}
+	sameJSON(t, "created pod", pods[0].Object, p)
+	if rev, typ, cause, ok := s.LastWrite(kinds.Pod, "default", "a"); !ok || rev != s.Rev() || typ != Modified || cause != 9 {
+		t.Errorf("LastWrite = %d %v %d %v; want %d MODIFIED 9 true", rev, typ, cause, ok, s.Rev())
+	}
+	if _, _, _, ok := s.LastWrite(kinds.Pod, "default", "nope"); ok {
+		t.Error("LastWrite found a write to an object never written")
+	}
+	s.Compact(s.Rev())
+	if _, err := s.SinceOf(start, kinds.Pod); err == nil {
+		t.Error("SinceOf before the compaction must fail as Since does")
+	}
+}

@@ -364,19 +364,57 @@ func (s *Store) Since(rev int64) ([]Event, error) {
 	}
 	out := make([]Event, len(evs))
 	for i, ev := range evs {
-		if ev.Object == nil && ev.obj != nil {
-			ev.Object = ev.obj.decode(ev.Kind)
-		}
-		if ev.Old == nil && ev.old != nil {
-			if ev.old == ev.obj {
-				ev.Old = ev.Object // a delete: the last state is both
-			} else {
-				ev.Old = ev.old.decode(ev.Kind)
-			}
-		}
-		out[i] = ev
+		out[i] = s.decoded(ev)
 	}
 	return out, nil
+}
+
+// SinceOf is Since for a few kinds: the events of kinds ks only. Readers
+// that want some kinds over a long stretch of history use it, so that
+// versions of other kinds kept encoded are not decoded for nothing.
+func (s *Store) SinceOf(rev int64, ks ...*kinds.Kind) ([]Event, error) {
+	if rev < s.compactRev {
+		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
+	}
+	var out []Event
+	for i := s.historyIndex(rev); i < s.history.n; i++ {
+		ev := s.history.at(i)
+		for _, k := range ks {
+			if ev.Kind == k {
+				out = append(out, s.decoded(*ev))
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// LastWrite is the latest kept history entry for an object, without its
+// objects: its revision, type and cause. It reports false if history since
+// the last compaction holds no write to the object.
+func (s *Store) LastWrite(k *kinds.Kind, namespace, name string) (rev int64, typ EventType, cause uint64, ok bool) {
+	key := k.Key(namespace, name)
+	for i := s.history.n - 1; i >= 0; i-- {
+		if ev := s.history.at(i); ev.Key == key {
+			return ev.Rev, ev.Type, ev.Cause, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// decoded is ev with the versions the store keeps encoded decoded.
+func (s *Store) decoded(ev Event) Event {
+	if ev.Object == nil && ev.obj != nil {
+		ev.Object = ev.obj.decode(ev.Kind)
+	}
+	if ev.Old == nil && ev.old != nil {
+		if ev.old == ev.obj {
+			ev.Old = ev.Object // a delete: the last state is both
+		} else {
+			ev.Old = ev.old.decode(ev.Kind)
+		}
+	}
+	return ev
 }
 
 // Seal tells the store that every watcher has seen the writes up to rev.
