@@ -107,10 +107,16 @@ func ValidateStatusUpdate(obj, old kinds.Object) field.ErrorList {
 }
 
 func metaUpdate(obj, old kinds.Object) field.ErrorList {
+	if metaUpdateValid(obj, old) {
+		return nil // what the full validation returns when it finds nothing (validation_fast.go)
+	}
 	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
 }
 
 func validateMeta(m *metav1.ObjectMeta, namespaced bool, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
+	if metaValid(m, namespaced, nameFn) {
+		return nil // what the full validation returns when it finds nothing (validation_fast.go)
+	}
 	return apimachineryvalidation.ValidateObjectMeta(m, namespaced, nameFn, field.NewPath("metadata"))
 }
 
