@@ -97,6 +97,9 @@ func shallowCopy(obj kinds.Object) kinds.Object {
 // Deployment, its annotations), so comparing those is Equal, at the cost
 // of the status alone.
 func statusEqual(old, upd kinds.Object) bool {
+	if equal, ok := typedStatusEqual(old, upd); ok {
+		return equal // Pod, ReplicaSet, Deployment: see status_equal.go
+	}
 	a, ok := structField(old, "Status")
 	if !ok {
 		return Equal(old, upd)

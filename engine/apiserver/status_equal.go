@@ -1,0 +1,171 @@
+package apiserver
+
+import (
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Typed status comparisons.
+//
+// statusEqual decides whether a status write is a no-op. Done with
+// equality.Semantic.DeepEqual, each status write boxed two copies of the
+// status (a few hundred bytes each) and walked them by reflection. Pod,
+// ReplicaSet and Deployment status writes are most of the writes of a
+// large rollout, so for them the comparison is written out here, field by
+// field, with the rules of Semantic.DeepEqual:
+//
+//   - nil and empty slices and maps are equal (Semantic.DeepEqual treats
+//     them alike); elements are compared in order;
+//   - pointers are equal when both are nil or both point to equal values;
+//   - metav1.Time values are equal when a.UTC() == b.UTC() (Semantic's own
+//     rule: the same instant, whatever the zone);
+//   - everything else is compared with ==.
+//
+// Fields that kubeloop never sets (resize and DRA status, volume mounts,
+// ...) are compared with Semantic.DeepEqual itself, which costs nothing when
+// they are empty. status_equal_test.go checks these functions against
+// Semantic.DeepEqual on many statuses, and that every field of each type
+// is covered: a new field in k8s.io/api makes it fail until it is added.
+
+// semanticEqual compares rarely set fields the slow way.
+func semanticEqual(a, b any) bool { return equality.Semantic.DeepEqual(a, b) }
+
+func timeEqual(a, b *metav1.Time) bool { return a.UTC() == b.UTC() }
+
+func timePtrEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return timeEqual(a, b)
+}
+
+func ptrEqual[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// slicesEqual is Semantic.DeepEqual's rule for slices, with eq for the
+// elements.
+func slicesEqual[T any](a, b []T, eq func(a, b *T) bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !eq(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// comparableSlicesEqual is slicesEqual for elements without times or
+// pointers, which == compares as Semantic.DeepEqual does.
+func comparableSlicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// typedStatusEqual compares the statuses of old and upd, two versions of
+// the same object, for the kinds with a typed comparison; ok is false for
+// the others.
+func typedStatusEqual(old, upd any) (equal, ok bool) {
+	switch a := old.(type) {
+	case *corev1.Pod:
+		return podStatusEqual(&a.Status, &upd.(*corev1.Pod).Status), true
+	case *appsv1.ReplicaSet:
+		return replicaSetStatusEqual(&a.Status, &upd.(*appsv1.ReplicaSet).Status), true
+	case *appsv1.Deployment:
+		b := upd.(*appsv1.Deployment)
+		// A Deployment's status write also carries its annotations
+		// (withStatusOnly). maps.Equal treats nil and empty alike, as
+		// Semantic.DeepEqual does.
+		return deploymentStatusEqual(&a.Status, &b.Status) && maps.Equal(a.Annotations, b.Annotations), true
+	}
+	return false, false
+}
+
+func deploymentStatusEqual(a, b *appsv1.DeploymentStatus) bool {
+	return a.ObservedGeneration == b.ObservedGeneration && a.Replicas == b.Replicas &&
+		a.UpdatedReplicas == b.UpdatedReplicas && a.ReadyReplicas == b.ReadyReplicas &&
+		a.AvailableReplicas == b.AvailableReplicas && a.UnavailableReplicas == b.UnavailableReplicas &&
+		ptrEqual(a.TerminatingReplicas, b.TerminatingReplicas) && ptrEqual(a.CollisionCount, b.CollisionCount) &&
+		slicesEqual(a.Conditions, b.Conditions, func(a, b *appsv1.DeploymentCondition) bool {
+			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+				timeEqual(&a.LastUpdateTime, &b.LastUpdateTime) && timeEqual(&a.LastTransitionTime, &b.LastTransitionTime)
+		})
+}
+
+func replicaSetStatusEqual(a, b *appsv1.ReplicaSetStatus) bool {
+	return a.Replicas == b.Replicas && a.FullyLabeledReplicas == b.FullyLabeledReplicas &&
+		a.ReadyReplicas == b.ReadyReplicas && a.AvailableReplicas == b.AvailableReplicas &&
+		ptrEqual(a.TerminatingReplicas, b.TerminatingReplicas) && a.ObservedGeneration == b.ObservedGeneration &&
+		slicesEqual(a.Conditions, b.Conditions, func(a, b *appsv1.ReplicaSetCondition) bool {
+			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+				timeEqual(&a.LastTransitionTime, &b.LastTransitionTime)
+		})
+}
+
+func podStatusEqual(a, b *corev1.PodStatus) bool {
+	return a.ObservedGeneration == b.ObservedGeneration && a.Phase == b.Phase && a.Message == b.Message &&
+		a.Reason == b.Reason && a.NominatedNodeName == b.NominatedNodeName && a.HostIP == b.HostIP &&
+		a.PodIP == b.PodIP && a.QOSClass == b.QOSClass && a.Resize == b.Resize &&
+		comparableSlicesEqual(a.HostIPs, b.HostIPs) && comparableSlicesEqual(a.PodIPs, b.PodIPs) &&
+		timePtrEqual(a.StartTime, b.StartTime) &&
+		slicesEqual(a.Conditions, b.Conditions, podConditionEqual) &&
+		slicesEqual(a.InitContainerStatuses, b.InitContainerStatuses, containerStatusEqual) &&
+		slicesEqual(a.ContainerStatuses, b.ContainerStatuses, containerStatusEqual) &&
+		slicesEqual(a.EphemeralContainerStatuses, b.EphemeralContainerStatuses, containerStatusEqual) &&
+		(len(a.ResourceClaimStatuses)+len(b.ResourceClaimStatuses) == 0 || semanticEqual(a.ResourceClaimStatuses, b.ResourceClaimStatuses)) &&
+		(a.ExtendedResourceClaimStatus == nil && b.ExtendedResourceClaimStatus == nil ||
+			semanticEqual(a.ExtendedResourceClaimStatus, b.ExtendedResourceClaimStatus))
+}
+
+func podConditionEqual(a, b *corev1.PodCondition) bool {
+	return a.Type == b.Type && a.ObservedGeneration == b.ObservedGeneration && a.Status == b.Status &&
+		a.Reason == b.Reason && a.Message == b.Message &&
+		timeEqual(&a.LastProbeTime, &b.LastProbeTime) && timeEqual(&a.LastTransitionTime, &b.LastTransitionTime)
+}
+
+func containerStatusEqual(a, b *corev1.ContainerStatus) bool {
+	return a.Name == b.Name && a.Ready == b.Ready && a.RestartCount == b.RestartCount && a.Image == b.Image &&
+		a.ImageID == b.ImageID && a.ContainerID == b.ContainerID && ptrEqual(a.Started, b.Started) &&
+		ptrEqual(a.StopSignal, b.StopSignal) &&
+		containerStateEqual(&a.State, &b.State) && containerStateEqual(&a.LastTerminationState, &b.LastTerminationState) &&
+		(len(a.AllocatedResources)+len(b.AllocatedResources) == 0 || semanticEqual(a.AllocatedResources, b.AllocatedResources)) &&
+		(a.Resources == nil && b.Resources == nil || semanticEqual(a.Resources, b.Resources)) &&
+		(len(a.VolumeMounts)+len(b.VolumeMounts) == 0 || semanticEqual(a.VolumeMounts, b.VolumeMounts)) &&
+		(a.User == nil && b.User == nil || semanticEqual(a.User, b.User)) &&
+		(len(a.AllocatedResourcesStatus)+len(b.AllocatedResourcesStatus) == 0 ||
+			semanticEqual(a.AllocatedResourcesStatus, b.AllocatedResourcesStatus))
+}
+
+func containerStateEqual(a, b *corev1.ContainerState) bool {
+	if (a.Waiting == nil) != (b.Waiting == nil) || (a.Running == nil) != (b.Running == nil) ||
+		(a.Terminated == nil) != (b.Terminated == nil) {
+		return false
+	}
+	if a.Waiting != nil && *a.Waiting != *b.Waiting { // two strings
+		return false
+	}
+	if a.Running != nil && !timeEqual(&a.Running.StartedAt, &b.Running.StartedAt) {
+		return false
+	}
+	if t, u := a.Terminated, b.Terminated; t != nil {
+		return t.ExitCode == u.ExitCode && t.Signal == u.Signal && t.Reason == u.Reason && t.Message == u.Message &&
+			t.ContainerID == u.ContainerID && timeEqual(&t.StartedAt, &u.StartedAt) && timeEqual(&t.FinishedAt, &u.FinishedAt)
+	}
+	return true
+}

@@ -1,0 +1,217 @@
+package apiserver
+
+import (
+	"math/rand"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestStatusEqualCoversEveryField fails when k8s.io/api adds a field to a
+// type that status_equal.go compares field by field: add the field to the
+// comparison, then here.
+func TestStatusEqualCoversEveryField(t *testing.T) {
+	for typ, want := range map[reflect.Type][]string{
+		reflect.TypeFor[corev1.PodStatus](): {"ObservedGeneration", "Phase", "Conditions", "Message", "Reason",
+			"NominatedNodeName", "HostIP", "HostIPs", "PodIP", "PodIPs", "StartTime", "InitContainerStatuses",
+			"ContainerStatuses", "QOSClass", "EphemeralContainerStatuses", "Resize", "ResourceClaimStatuses",
+			"ExtendedResourceClaimStatus"},
+		reflect.TypeFor[corev1.PodCondition](): {"Type", "ObservedGeneration", "Status", "LastProbeTime",
+			"LastTransitionTime", "Reason", "Message"},
+		reflect.TypeFor[corev1.ContainerStatus](): {"Name", "State", "LastTerminationState", "Ready", "RestartCount",
+			"Image", "ImageID", "ContainerID", "Started", "AllocatedResources", "Resources", "VolumeMounts", "User",
+			"AllocatedResourcesStatus", "StopSignal"},
+		reflect.TypeFor[corev1.ContainerState]():           {"Waiting", "Running", "Terminated"},
+		reflect.TypeFor[corev1.ContainerStateWaiting]():    {"Reason", "Message"},
+		reflect.TypeFor[corev1.ContainerStateRunning]():    {"StartedAt"},
+		reflect.TypeFor[corev1.ContainerStateTerminated](): {"ExitCode", "Signal", "Reason", "Message", "StartedAt", "FinishedAt", "ContainerID"},
+		reflect.TypeFor[corev1.HostIP]():                   {"IP"},
+		reflect.TypeFor[corev1.PodIP]():                    {"IP"},
+		reflect.TypeFor[appsv1.DeploymentStatus](): {"ObservedGeneration", "Replicas", "UpdatedReplicas", "ReadyReplicas",
+			"AvailableReplicas", "UnavailableReplicas", "TerminatingReplicas", "Conditions", "CollisionCount"},
+		reflect.TypeFor[appsv1.DeploymentCondition](): {"Type", "Status", "LastUpdateTime", "LastTransitionTime", "Reason", "Message"},
+		reflect.TypeFor[appsv1.ReplicaSetStatus](): {"Replicas", "FullyLabeledReplicas", "ReadyReplicas", "AvailableReplicas",
+			"TerminatingReplicas", "ObservedGeneration", "Conditions"},
+		reflect.TypeFor[appsv1.ReplicaSetCondition](): {"Type", "Status", "LastTransitionTime", "Reason", "Message"},
+	} {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v has fields %v; status_equal.go compares %v", typ, got, want)
+		}
+	}
+}
+
+// statusGen fills values of any API type at random from tiny domains, so
+// that two independently changed values are often equal, sometimes in a
+// different representation (a nil or empty slice, the same instant in
+// another zone, 1 and 1000m).
+type statusGen struct {
+	r     *rand.Rand
+	times []metav1.Time
+	qs    []resource.Quantity
+}
+
+func newStatusGen(seed int64) *statusGen {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &statusGen{r: rand.New(rand.NewSource(seed)),
+		times: []metav1.Time{{}, metav1.NewTime(t0), metav1.NewTime(t0.In(time.FixedZone("x", 3600))), metav1.NewTime(t0.Add(time.Second))},
+		qs:    []resource.Quantity{resource.MustParse("1"), resource.MustParse("1000m"), resource.MustParse("2")},
+	}
+}
+
+func (g *statusGen) fill(v reflect.Value, depth int) {
+	switch v.Type() {
+	case reflect.TypeFor[metav1.Time]():
+		v.Set(reflect.ValueOf(g.times[g.r.Intn(len(g.times))]))
+		return
+	case reflect.TypeFor[resource.Quantity]():
+		v.Set(reflect.ValueOf(g.qs[g.r.Intn(len(g.qs))].DeepCopy()))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				g.fill(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Pointer:
+		v.SetZero()
+		if depth < 8 && g.r.Intn(2) == 0 {
+			v.Set(reflect.New(v.Type().Elem()))
+			g.fill(v.Elem(), depth+1)
+		}
+	case reflect.Slice:
+		v.SetZero()
+		if n := g.r.Intn(4) - 1; n >= 0 && depth < 8 { // nil, empty, one or two elements
+			v.Set(reflect.MakeSlice(v.Type(), n, n))
+			for i := range n {
+				g.fill(v.Index(i), depth+1)
+			}
+		}
+	case reflect.Map:
+		v.SetZero()
+		if n := g.r.Intn(4) - 1; n >= 0 && depth < 8 {
+			v.Set(reflect.MakeMap(v.Type()))
+			for range n {
+				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+				g.fill(k, depth+1)
+				g.fill(e, depth+1)
+				v.SetMapIndex(k, e)
+			}
+		}
+	case reflect.String:
+		v.SetString([]string{"", "a", "b"}[g.r.Intn(3)])
+	case reflect.Bool:
+		v.SetBool(g.r.Intn(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(g.r.Intn(2)))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(g.r.Intn(2)))
+	default:
+		panic("statusGen: no rule for " + v.Type().String())
+	}
+}
+
+// mutate refills, with probability p each, parts of v in place (v must not
+// share memory with anything kept).
+func (g *statusGen) mutate(v reflect.Value, p float64, depth int) {
+	if g.r.Float64() < p {
+		g.fill(v, depth)
+		return
+	}
+	switch v.Type() {
+	case reflect.TypeFor[metav1.Time](), reflect.TypeFor[resource.Quantity]():
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				g.mutate(v.Field(i), p, depth+1)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			g.mutate(v.Elem(), p, depth+1)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			g.mutate(v.Index(i), p, depth+1)
+		}
+	}
+}
+
+// TestTypedStatusEqual compares the typed comparisons with
+// Semantic.DeepEqual on pairs of random statuses that differ in a few
+// places, or in representation only.
+func TestTypedStatusEqual(t *testing.T) {
+	g := newStatusGen(1)
+	type pair struct{ a, b any }
+	for _, tc := range []struct {
+		name string
+		gen  func() pair
+	}{
+		{"Pod", func() pair {
+			a := &corev1.Pod{}
+			g.fill(reflect.ValueOf(&a.Status).Elem(), 0)
+			b := a.DeepCopy()
+			g.mutate(reflect.ValueOf(&b.Status).Elem(), 0.02, 0)
+			return pair{a, b}
+		}},
+		{"ReplicaSet", func() pair {
+			a := &appsv1.ReplicaSet{}
+			g.fill(reflect.ValueOf(&a.Status).Elem(), 0)
+			b := a.DeepCopy()
+			g.mutate(reflect.ValueOf(&b.Status).Elem(), 0.1, 0)
+			return pair{a, b}
+		}},
+		{"Deployment", func() pair {
+			a := &appsv1.Deployment{}
+			g.fill(reflect.ValueOf(&a.Status).Elem(), 0)
+			g.fill(reflect.ValueOf(&a.Annotations).Elem(), 0)
+			b := a.DeepCopy()
+			g.mutate(reflect.ValueOf(&b.Status).Elem(), 0.1, 0)
+			if g.r.Intn(4) == 0 {
+				g.fill(reflect.ValueOf(&b.Annotations).Elem(), 0)
+			}
+			return pair{a, b}
+		}},
+	} {
+		equal, unequal := 0, 0
+		for range 4000 {
+			p := tc.gen()
+			want := equality.Semantic.DeepEqual(reflect.ValueOf(p.a).Elem().FieldByName("Status").Interface(),
+				reflect.ValueOf(p.b).Elem().FieldByName("Status").Interface())
+			if tc.name == "Deployment" {
+				want = want && equality.Semantic.DeepEqual(p.a.(*appsv1.Deployment).Annotations, p.b.(*appsv1.Deployment).Annotations)
+			}
+			got, ok := typedStatusEqual(p.a, p.b)
+			if !ok {
+				t.Fatalf("%s: no typed comparison", tc.name)
+			}
+			if got != want {
+				t.Fatalf("%s: typed comparison says %v, Semantic.DeepEqual %v:\n%#v\n%#v", tc.name, got, want, p.a, p.b)
+			}
+			if got {
+				equal++
+			} else {
+				unequal++
+			}
+		}
+		t.Logf("%s: %d equal, %d unequal", tc.name, equal, unequal)
+		if equal < 400 || unequal < 400 {
+			t.Errorf("%s: %d equal, %d unequal pairs: the inputs must exercise both answers", tc.name, equal, unequal)
+		}
+	}
+}
