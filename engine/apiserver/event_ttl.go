@@ -39,12 +39,60 @@ type eventLease struct {
 // eventLeases are the Event writes in the order they happened, so in the
 // order their TTLs run out, with the one timer that expires the oldest.
 type eventLeases struct {
-	queue []eventLease
-	head  int
+	queue eventQueue
 	timer *sim.Timer
 	// The lease writes attach to, while it can be reused.
 	expires  sim.Tick
 	attached int
+}
+
+// eventQueue is a FIFO queue of Event writes kept in fixed-size blocks.
+// Every Event write is queued and none leaves for an hour, so the queue
+// only grows during a rollout; in one slice, each time it outgrew its
+// array append would copy it all into a new one 1.25 times the size, and
+// the copies would add up to four times what the queue holds. Blocks are
+// allocated once each and dropped when their last write has expired.
+type eventQueue struct {
+	blocks [][]eventLease // blocks[0][head:] and the later blocks are queued
+	head   int
+}
+
+const eventQueueBlock = 512
+
+func (q *eventQueue) push(e eventLease) {
+	if n := len(q.blocks); n == 0 || len(q.blocks[n-1]) == eventQueueBlock {
+		q.blocks = append(q.blocks, make([]eventLease, 0, eventQueueBlock))
+	}
+	last := &q.blocks[len(q.blocks)-1]
+	*last = append(*last, e)
+}
+
+// front is the oldest queued write, nil if none is.
+func (q *eventQueue) front() *eventLease {
+	if len(q.blocks) == 0 || q.head == len(q.blocks[0]) {
+		return nil
+	}
+	return &q.blocks[0][q.head]
+}
+
+// back is the newest queued write, nil if none is.
+func (q *eventQueue) back() *eventLease {
+	if q.front() == nil {
+		return nil
+	}
+	last := q.blocks[len(q.blocks)-1]
+	return &last[len(last)-1]
+}
+
+// pop drops the oldest queued write.
+func (q *eventQueue) pop() {
+	q.blocks[0][q.head] = eventLease{}
+	q.head++
+	if q.head == eventQueueBlock {
+		q.blocks[0] = nil
+		q.blocks = q.blocks[1:]
+		q.head = 0
+	}
 }
 
 // noteEventWrite gives an Event written at revision rev its hour.
@@ -57,9 +105,9 @@ func (s *Server) noteEventWrite(obj kinds.Object, rev int64) {
 		l.expires, l.attached = now+EventTTL+leaseReuseDuration, 0 // a new lease
 	}
 	l.attached++
-	l.queue = append(l.queue, eventLease{namespace: obj.GetNamespace(), name: obj.GetName(), rev: rev, at: l.expires})
+	l.queue.push(eventLease{namespace: obj.GetNamespace(), name: obj.GetName(), rev: rev, at: l.expires})
 	if !l.timer.Pending() {
-		l.timer = s.clock.At(l.queue[l.head].at, "event TTL", s.expireEvents)
+		l.timer = s.clock.At(l.queue.front().at, "event TTL", s.expireEvents)
 	}
 }
 
@@ -70,9 +118,9 @@ func (s *Server) expireEvents() {
 	l := &s.eventLeases
 	now := s.clock.Now()
 	var due []eventLease
-	for ; l.head < len(l.queue) && l.queue[l.head].at <= now; l.head++ {
-		e := l.queue[l.head]
-		l.queue[l.head] = eventLease{}
+	for f := l.queue.front(); f != nil && f.at <= now; f = l.queue.front() {
+		e := *f
+		l.queue.pop()
 		o, ok := s.store.Lookup(kinds.Event, e.namespace, e.name)
 		if ok && o.GetResourceVersion() == strconv.FormatInt(e.rev, 10) {
 			due = append(due, e) // not deleted already, nor written again since (renewed)
@@ -92,11 +140,7 @@ func (s *Server) expireEvents() {
 			}
 		}
 	}
-	if l.head > 1024 && l.head*2 > len(l.queue) {
-		l.queue = append([]eventLease(nil), l.queue[l.head:]...)
-		l.head = 0
-	}
-	if l.head < len(l.queue) {
-		l.timer = s.clock.At(l.queue[l.head].at, "event TTL", s.expireEvents)
+	if f := l.queue.front(); f != nil {
+		l.timer = s.clock.At(f.at, "event TTL", s.expireEvents)
 	}
 }

@@ -88,7 +88,7 @@ func TestEventLeaseSharing(t *testing.T) {
 	write := func(at sim.Tick) sim.Tick {
 		ts.clock.SetNow(at)
 		ts.noteEventWrite(pod, 1)
-		return ts.eventLeases.queue[len(ts.eventLeases.queue)-1].at
+		return ts.eventLeases.queue.back().at
 	}
 	first := write(0)
 	if first != sim.Hour+sim.Minute {
@@ -109,5 +109,39 @@ func TestEventLeaseSharing(t *testing.T) {
 	}
 	if got := write(62 * sim.Second); got == second {
 		t.Errorf("the 1,002nd write reused a full lease")
+	}
+}
+
+// TestEventQueue compares the block queue with a plain slice through
+// pushes and pops across block boundaries.
+func TestEventQueue(t *testing.T) {
+	var q eventQueue
+	var model []eventLease
+	rev := int64(0)
+	for round := 0; round < 40; round++ {
+		for range (round * 97) % 700 {
+			rev++
+			q.push(eventLease{rev: rev})
+			model = append(model, eventLease{rev: rev})
+		}
+		for range (round * 61) % 650 {
+			if len(model) == 0 {
+				break
+			}
+			if f := q.front(); f == nil || *f != model[0] {
+				t.Fatalf("round %d: front %v; want %v", round, f, model[0])
+			}
+			q.pop()
+			model = model[1:]
+		}
+		if len(model) == 0 {
+			if q.front() != nil || q.back() != nil {
+				t.Fatalf("round %d: the empty queue has a front or back", round)
+			}
+			continue
+		}
+		if f, b := q.front(), q.back(); f == nil || *f != model[0] || b == nil || *b != model[len(model)-1] {
+			t.Fatalf("round %d: front %v, back %v; want %v, %v", round, f, b, model[0], model[len(model)-1])
+		}
 	}
 }
