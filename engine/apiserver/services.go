@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -190,36 +191,40 @@ func keepServiceAllocations(svc, old *corev1.Service) {
 // cpu or memory request or limit, Guaranteed when every container limits
 // both and requests equal limits, Burstable otherwise.
 func QOSClass(spec *corev1.PodSpec) corev1.PodQOSClass {
-	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
+	// Only cpu and memory count, so the sums are kept in two arrays indexed
+	// like names, not in maps; has* says whether a sum has a term.
+	names := [2]corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	var requests, limits [2]resource.Quantity
+	var hasRequest, hasLimit [2]bool
 	guaranteed := true
-	all := append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...)
-	for _, c := range all {
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			if q, ok := c.Resources.Requests[name]; ok && !q.IsZero() {
-				sum := requests[name]
-				sum.Add(q)
-				requests[name] = sum
-			}
-			if q, ok := c.Resources.Limits[name]; ok && !q.IsZero() {
-				sum := limits[name]
-				sum.Add(q)
-				limits[name] = sum
-			} else {
-				guaranteed = false
+	for _, cs := range [2][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for ci := range cs {
+			r := &cs[ci].Resources
+			for i, name := range names {
+				if q, ok := r.Requests[name]; ok && !q.IsZero() {
+					requests[i].Add(q)
+					hasRequest[i] = true
+				}
+				if q, ok := r.Limits[name]; ok && !q.IsZero() {
+					limits[i].Add(q)
+					hasLimit[i] = true
+				} else {
+					guaranteed = false
+				}
 			}
 		}
 	}
-	if len(requests) == 0 && len(limits) == 0 {
+	if hasRequest == [2]bool{} && hasLimit == [2]bool{} {
 		return corev1.PodQOSBestEffort
 	}
 	if guaranteed {
-		for name, r := range requests {
-			if l, ok := limits[name]; !ok || l.Cmp(r) != 0 {
+		for i := range names {
+			if hasRequest[i] && (!hasLimit[i] || limits[i].Cmp(requests[i]) != 0) {
 				guaranteed = false
 			}
 		}
 	}
-	if guaranteed && len(requests) == len(limits) {
+	if guaranteed && hasRequest == hasLimit {
 		return corev1.PodQOSGuaranteed
 	}
 	return corev1.PodQOSBurstable
