@@ -48,6 +48,7 @@ type Server struct {
 	eventTick    sim.Tick // the tick of the last recorded event
 	eventsInTick int64    // events recorded in it so far
 	eventLeases  eventLeases
+	apiVersions  map[*kinds.Kind]string // Kind.APIVersion() of the kinds Events were recorded about
 }
 
 // New returns an API server in front of st.
@@ -65,8 +66,25 @@ func (s *Server) newUID() types.UID {
 	hi, lo := s.rand.Uint64(), s.rand.Uint64()
 	hi = hi&^0xf000 | 0x4000     // version 4
 	lo = lo&^(0xc<<60) | 0x8<<60 // RFC 4122 variant
-	return types.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x",
-		hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff))
+	// fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xffff,
+	// hi&0xffff, lo>>48, lo&0xffffffffffff), written out: every object
+	// created gets one, and Sprintf allocates for each of its arguments.
+	var b [36]byte
+	putHex(b[0:8], hi>>32)
+	putHex(b[9:13], hi>>16)
+	putHex(b[14:18], hi)
+	putHex(b[19:23], lo>>48)
+	putHex(b[24:36], lo)
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return types.UID(b[:])
+}
+
+// putHex writes the len(dst) lowest hex digits of v into dst, zero-padded.
+func putHex(dst []byte, v uint64) {
+	for i := len(dst) - 1; i >= 0; i-- {
+		dst[i] = "0123456789abcdef"[v&0xf]
+		v >>= 4
+	}
 }
 
 // Name generation, as in apiserver pkg/storage/names: the base is cut to 58
@@ -174,7 +192,10 @@ func (s *Server) validateCreate(v view, obj kinds.Object) error {
 // check was made against the same state.
 func (s *Server) commitCreate(a Actor, obj kinds.Object, verb string) int64 {
 	k := kinds.Of(obj)
-	cause := s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	cause := a.Cause
+	if a.learner() { // only a learner's request is traced here (declare), so only it needs the message
+		cause = s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	}
 	rev, err := s.store.Create(obj, cause)
 	if err != nil {
 		panic("apiserver: create after validation failed: " + err.Error())
@@ -355,7 +376,10 @@ func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kind
 // commitUpdate writes a prepared update.
 func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string) {
 	k := kinds.Of(obj)
-	cause := s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	cause := a.Cause
+	if a.learner() { // as in commitCreate
+		cause = s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
+	}
 	rev, err := s.store.Update(obj, cause)
 	if err != nil {
 		panic("apiserver: update after validation failed: " + err.Error())
@@ -537,12 +561,12 @@ func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType
 	ev := &corev1.Event{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      obj.GetName() + "." + s.eventSuffix(),
+			Name:      s.eventName(obj.GetName()),
 			Namespace: eventNamespace(obj),
 		},
 		InvolvedObject: corev1.ObjectReference{
 			Kind: k.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
-			APIVersion: k.APIVersion(), ResourceVersion: obj.GetResourceVersion(),
+			APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(),
 		},
 		Reason: reason, Message: message, Type: eventType,
 		Source:         corev1.EventSource{Component: source},
@@ -552,17 +576,35 @@ func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType
 	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder
 }
 
-// eventSuffix is client-go's event name suffix: the event's time in Unix
-// nanoseconds, in hex (fixed width, so that etcd's key order is time
-// order). Virtual time has millisecond resolution, so the nanoseconds
-// within a millisecond count the events recorded in it, keeping names unique.
-func (s *Server) eventSuffix() string {
+// eventName is the name client-go gives an Event about the object named
+// name: name, a dot and a suffix, the event's time in Unix nanoseconds, in
+// hex (fixed width, so that etcd's key order is time order). Virtual time
+// has millisecond resolution, so the nanoseconds within a millisecond
+// count the events recorded in it, keeping names unique. (The name is
+// built in a stack buffer and allocated once: every pod has six Events.)
+func (s *Server) eventName(name string) string {
 	now := s.clock.Now()
 	if now != s.eventTick {
 		s.eventTick, s.eventsInTick = now, 0
 	}
 	s.eventsInTick++
-	return strconv.FormatInt(now.Time().UnixNano()+s.eventsInTick, 16)
+	var buf [96]byte
+	b := append(append(buf[:0], name...), '.')
+	return string(strconv.AppendInt(b, now.Time().UnixNano()+s.eventsInTick, 16))
+}
+
+// apiVersion is k.APIVersion(), which builds "apps/v1" anew on every call,
+// kept per kind: Events name their object's apiVersion.
+func (s *Server) apiVersion(k *kinds.Kind) string {
+	v, ok := s.apiVersions[k]
+	if !ok {
+		if s.apiVersions == nil {
+			s.apiVersions = map[*kinds.Kind]string{}
+		}
+		v = k.APIVersion()
+		s.apiVersions[k] = v
+	}
+	return v
 }
 
 func eventNamespace(obj kinds.Object) string {
