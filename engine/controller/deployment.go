@@ -1106,14 +1106,13 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 				msg = fmt.Sprintf("ReplicaSet %q is progressing.", newRS.Name)
 			}
 			cond := NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, msg, now)
-			// Progress moves lastUpdateTime even when the reason stays.
-			if cur != nil {
-				if cur.Status == corev1.ConditionTrue {
-					cond.LastTransitionTime = cur.LastTransitionTime
-				}
-				RemoveDeploymentCondition(&st, appsv1.DeploymentProgressing)
+			// Progress moves lastUpdateTime even when the reason stays: kube
+			// removes the condition, if any, and sets it again, which is
+			// replacing it (in one new list rather than two).
+			if cur != nil && cur.Status == corev1.ConditionTrue {
+				cond.LastTransitionTime = cur.LastTransitionTime
 			}
-			SetDeploymentCondition(&st, *cond)
+			st.Conditions = append(filterCondition(st.Conditions, appsv1.DeploymentProgressing), *cond)
 		case DeploymentTimedOut(d, &st, now):
 			msg := fmt.Sprintf("Deployment %q has timed out progressing.", d.Name)
 			if newRS != nil {
@@ -1204,7 +1203,8 @@ func (c *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, st a
 
 // describeDeploymentStatus says in one line what a status write reports.
 func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
-	s := fmt.Sprintf("%d replicas, %d updated, %d ready, %d available", st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+	s := strconv.Itoa(int(st.Replicas)) + " replicas, " + strconv.Itoa(int(st.UpdatedReplicas)) + " updated, " +
+		strconv.Itoa(int(st.ReadyReplicas)) + " ready, " + strconv.Itoa(int(st.AvailableReplicas)) + " available"
 	for _, t := range []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure} {
 		c := GetDeploymentCondition(*st, t)
 		if c == nil {
@@ -1213,7 +1213,7 @@ func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
 		if o := GetDeploymentCondition(*old, t); o != nil && o.Status == c.Status && o.Reason == c.Reason {
 			continue
 		}
-		s += fmt.Sprintf("; %s=%s (%s)", c.Type, c.Status, c.Reason)
+		s += "; " + string(c.Type) + "=" + string(c.Status) + " (" + c.Reason + ")"
 	}
 	return s
 }
@@ -1256,11 +1256,11 @@ func (c *DeploymentController) rolloutStanding(d *appsv1.Deployment, allRSs []*a
 		return "rollout: no new replica set yet", false
 	}
 	nrs := fresh(newRS)
-	where := fmt.Sprintf("new replica set %s has %d of %d replicas, %d available", nrs.Name, nrs.Status.Replicas, r, nrs.Status.AvailableReplicas)
 	if oldPods == 0 && oldSpec == 0 && !d.Spec.Paused && !timedOut {
 		// No rollout under way: the status counts say it all.
 		return "", false
 	}
+	where := fmt.Sprintf("new replica set %s has %d of %d replicas, %d available", nrs.Name, nrs.Status.Replicas, r, nrs.Status.AvailableReplicas)
 	where += fmt.Sprintf("; old replica sets have %s", countOf(oldPods, "pod"))
 	if d.Spec.Paused {
 		return "rollout paused: " + where, true

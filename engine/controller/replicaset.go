@@ -107,8 +107,9 @@ func (c *ReplicaSetController) Observe(ev store.Event) {
 			}
 			if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 				if rs := c.resolve(p.Namespace, ref); rs != nil {
-					c.exp.CreationObserved(Key(rs))
-					c.queue.Add(Key(rs), ev.Cause)
+					key := Key(rs)
+					c.exp.CreationObserved(key)
+					c.queue.Add(key, ev.Cause)
 				}
 				return
 			}
