@@ -301,9 +301,13 @@ func (k *Kubelet) stop() {
 func (k *Kubelet) nodeStatus(node *corev1.Node) corev1.NodeStatus {
 	now := metav1.NewTime(k.now().Time())
 	since := metav1.NewTime(k.conditionsSince().Time())
+	// The stored node's lists are read-only and are what the kubelet reports
+	// again, so the new status shares them rather than copying them at every
+	// post; only the configured default is copied, so that no stored object
+	// aliases the configuration.
 	capacity := node.Status.Capacity
 	if len(capacity) == 0 {
-		capacity = k.m.cfg.DefaultCapacity
+		capacity = k.m.cfg.DefaultCapacity.DeepCopy()
 	}
 	allocatable := node.Status.Allocatable
 	if len(allocatable) == 0 {
@@ -314,8 +318,8 @@ func (k *Kubelet) nodeStatus(node *corev1.Node) corev1.NodeStatus {
 			Reason: reason, Message: msg}
 	}
 	return corev1.NodeStatus{
-		Capacity:    capacity.DeepCopy(),
-		Allocatable: allocatable.DeepCopy(),
+		Capacity:    capacity,
+		Allocatable: allocatable,
 		Conditions: []corev1.NodeCondition{
 			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
 			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),

@@ -4,9 +4,11 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeloop/kubeloop/engine/component"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/workload"
 )
@@ -40,6 +42,11 @@ type Manager struct {
 	condBuf     []corev1.PodCondition
 	statusBuf   []corev1.ContainerStatus
 	msgBuf      []byte // a trace message being built
+
+	lastTime      *metav1.Time // timeAt's latest value
+	lastTimeAt    sim.Tick
+	lastRunning   *corev1.ContainerStateRunning // runningSince's latest value
+	lastRunningAt sim.Tick
 }
 
 var _ component.Reactor = (*Manager)(nil)

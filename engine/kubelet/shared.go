@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/workload"
@@ -233,6 +234,28 @@ func (m *Manager) shareCreating(s []corev1.ContainerStatus) []corev1.ContainerSt
 		m.creating[key] = shared
 	}
 	return shared
+}
+
+// timeAt returns t as a *metav1.Time (status.startTime), shared with the
+// last caller that asked for the same instant: the many pods taken on at
+// one instant then hold one value, which the API treats as read-only.
+func (m *Manager) timeAt(t sim.Tick) *metav1.Time {
+	if m.lastTime == nil || m.lastTimeAt != t {
+		mt := metav1.NewTime(t.Time())
+		m.lastTime, m.lastTimeAt = &mt, t
+	}
+	return m.lastTime
+}
+
+// runningSince returns the running state of a container started at t,
+// shared as timeAt's value is. It is asked for at every status of every
+// running container, most of them unchanged and thrown away.
+func (m *Manager) runningSince(t sim.Tick) *corev1.ContainerStateRunning {
+	if m.lastRunning == nil || m.lastRunningAt != t {
+		m.lastRunning = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t.Time())}
+		m.lastRunningAt = t
+	}
+	return m.lastRunning
 }
 
 // Values every status shares: the API treats them as read-only, and a
