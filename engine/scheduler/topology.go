@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -81,19 +83,18 @@ func (t *topoIndex) resetCounts() {
 // labelPods files (d=1) or unfiles (d=-1) a bound pod under its labels.
 func (t *topoIndex) labelPods(p *corev1.Pod, d int) {
 	for k, v := range p.Labels {
-		pair := k + "=" + v
-		set := t.byLabel[pair]
+		set := t.byLabel[k+"="+v] // a lookup: the pair is built on the stack
 		if d > 0 {
 			if set == nil {
 				set = map[types.UID]struct{}{}
-				t.byLabel[pair] = set
+				t.byLabel[k+"="+v] = set
 			}
 			set[p.UID] = struct{}{}
 			continue
 		}
 		delete(set, p.UID)
 		if len(set) == 0 {
-			delete(t.byLabel, pair)
+			delete(t.byLabel, k+"="+v)
 		}
 	}
 }
@@ -219,7 +220,7 @@ func (t *topoIndex) podChanged(old, cur *corev1.Pod, ni *framework.NodeInfo) {
 }
 
 func sameTopologyFacts(a, b *corev1.Pod) bool {
-	if (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) || !equality.Semantic.DeepEqual(a.Labels, b.Labels) {
+	if (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) || !maps.Equal(a.Labels, b.Labels) {
 		return false
 	}
 	if a.Spec.Affinity == b.Spec.Affinity {
@@ -394,10 +395,34 @@ func (c *cache) ExistingTerms() []*framework.ExistingTerm {
 type clusterLister struct {
 	*cache
 	st *store.Store
+	// spread caches DefaultSpreadSelector by namespace and controller: every
+	// replica of a ReplicaSet asks for the same selector.
+	spread map[spreadKey]*spreadEntry
+}
+
+// maxSpreadEntries bounds the cached default spread selectors; past it they
+// are all dropped (old ReplicaSets' entries go too).
+const maxSpreadEntries = 4096
+
+// spreadKey is where a pod's default spread selector is cached: its
+// namespace and its controller's kind and name ("" if it has none).
+type spreadKey struct{ namespace, kind, name string }
+
+// spreadEntry is a default spread selector with everything it is computed
+// from besides the namespace: the pod's labels, the Services (as of the
+// latest write to any Service) and the controller's selector (as of the
+// latest write to an object of its kind).
+type spreadEntry struct {
+	labels   map[string]string // a stored pod's labels: read-only
+	svcRev   int64
+	owner    *metav1.LabelSelector // a stored controller's selector (nil: none)
+	ownerRev int64
+	sel      labels.Selector
+	key      string
 }
 
 // Namespaces implements framework.ClusterLister.
-func (l clusterLister) Namespaces() []framework.NamespaceInfo {
+func (l *clusterLister) Namespaces() []framework.NamespaceInfo {
 	if l.st == nil {
 		return nil
 	}
@@ -413,11 +438,85 @@ func (l clusterLister) Namespaces() []framework.NamespaceInfo {
 // DefaultSpreadSelector implements framework.ClusterLister (kube's
 // helper.DefaultSelector, for Services and ReplicaSets: kubeloop serves no
 // ReplicationControllers, and StatefulSets' selectors are read when served).
-func (l clusterLister) DefaultSpreadSelector(pod *corev1.Pod) labels.Selector {
+//
+// kube computes it for every pod; here the last result per namespace and
+// controller is reused when it was computed from equal labels, no Service
+// has been written since, and the controller's selector is equal (or no
+// object of its kind has been written since): the same inputs, so the same
+// selector.
+func (l *clusterLister) DefaultSpreadSelector(pod *corev1.Pod) (labels.Selector, string) {
 	owner := metav1.GetControllerOfNoCopy(pod)
 	if l.st == nil || len(pod.Labels) == 0 && owner == nil {
-		return labels.Everything() // nothing can select it
+		return labels.Everything(), "" // nothing can select it
 	}
+	k := spreadKey{namespace: pod.Namespace}
+	var ownerKind *kinds.Kind
+	var ownerRev int64
+	if owner != nil {
+		k.kind, k.name = owner.Kind, owner.Name
+		if ownerKind = controllerKind(owner.Kind); ownerKind != nil {
+			ownerRev = l.st.KindRev(ownerKind)
+		}
+	}
+	svcRev := l.st.KindRev(kinds.Service)
+	e := l.spread[k]
+	if e != nil && (e.svcRev != svcRev || !maps.Equal(e.labels, pod.Labels)) {
+		e = nil
+	}
+	if e != nil && e.ownerRev == ownerRev {
+		return e.sel, e.key
+	}
+	ls := l.controllerSelector(ownerKind, pod.Namespace, owner)
+	if e != nil && sameLabelSelector(e.owner, ls) {
+		e.ownerRev = ownerRev
+		return e.sel, e.key
+	}
+	sel := l.defaultSpreadSelector(pod, ls)
+	if l.spread == nil || len(l.spread) >= maxSpreadEntries {
+		l.spread = map[spreadKey]*spreadEntry{}
+	}
+	e = &spreadEntry{labels: pod.Labels, svcRev: svcRev, owner: ls, ownerRev: ownerRev, sel: sel, key: sel.String()}
+	l.spread[k] = e
+	return e.sel, e.key
+}
+
+// controllerKind is the served kind of a controller whose selector spreads
+// its pods (nil for other kinds).
+func controllerKind(kind string) *kinds.Kind {
+	switch kind {
+	case "ReplicaSet":
+		return kinds.ReplicaSet
+	case "StatefulSet":
+		if k, ok := kinds.Lookup("statefulsets"); ok {
+			return k
+		}
+	}
+	return nil
+}
+
+// controllerSelector is the selector of the pod's controller (nil if it
+// has none, or it is not found).
+func (l *clusterLister) controllerSelector(k *kinds.Kind, namespace string, owner *metav1.OwnerReference) *metav1.LabelSelector {
+	if k == nil {
+		return nil
+	}
+	o, ok := l.st.Lookup(k, namespace, owner.Name)
+	if !ok {
+		return nil
+	}
+	switch o := o.(type) {
+	case *appsv1.ReplicaSet:
+		return o.Spec.Selector
+	case *appsv1.StatefulSet:
+		return o.Spec.Selector
+	}
+	return nil
+}
+
+// defaultSpreadSelector computes kube's DefaultSelector: the selectors of
+// the Services that select the pod, merged, with the requirements of its
+// controller's selector ls added.
+func (l *clusterLister) defaultSpreadSelector(pod *corev1.Pod, ls *metav1.LabelSelector) labels.Selector {
 	set := labels.Set{}
 	if len(pod.Labels) > 0 {
 		for _, o := range l.st.List(kinds.Service, pod.Namespace) {
@@ -431,24 +530,6 @@ func (l clusterLister) DefaultSpreadSelector(pod *corev1.Pod) labels.Selector {
 		}
 	}
 	selector := set.AsSelector()
-	if owner == nil {
-		return selector
-	}
-	var ls *metav1.LabelSelector
-	switch owner.Kind {
-	case "ReplicaSet":
-		if o, ok := l.st.Lookup(kinds.ReplicaSet, pod.Namespace, owner.Name); ok {
-			ls = o.(*appsv1.ReplicaSet).Spec.Selector
-		}
-	case "StatefulSet":
-		if k, ok := kinds.Lookup("statefulsets"); ok {
-			if o, ok := l.st.Lookup(k, pod.Namespace, owner.Name); ok {
-				if ss, ok := o.(*appsv1.StatefulSet); ok {
-					ls = ss.Spec.Selector
-				}
-			}
-		}
-	}
 	if ls != nil {
 		if other, err := metav1.LabelSelectorAsSelector(ls); err == nil {
 			if r, ok := other.Requirements(); ok {
@@ -457,4 +538,22 @@ func (l clusterLister) DefaultSpreadSelector(pod *corev1.Pod) labels.Selector {
 		}
 	}
 	return selector
+}
+
+// sameLabelSelector reports whether two label selectors have the same
+// fields (nil and empty lists alike, as LabelSelectorAsSelector reads them).
+func sameLabelSelector(a, b *metav1.LabelSelector) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || !maps.Equal(a.MatchLabels, b.MatchLabels) || len(a.MatchExpressions) != len(b.MatchExpressions) {
+		return false
+	}
+	for i := range a.MatchExpressions {
+		x, y := &a.MatchExpressions[i], &b.MatchExpressions[i]
+		if x.Key != y.Key || x.Operator != y.Operator || !slices.Equal(x.Values, y.Values) {
+			return false
+		}
+	}
+	return true
 }

@@ -7,11 +7,15 @@ import (
 	"sort"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
+	"github.com/kubeloop/kubeloop/engine/store"
 )
 
 // TestTopoIndexMatchesBruteForce drives the cache through random pod adds,
@@ -148,4 +152,106 @@ func byNode(c *cache, got, want *framework.DomainCounts) bool {
 		}
 	}
 	return true
+}
+
+// TestDefaultSpreadSelectorCache checks the cached default spread selector
+// against a lister with an empty cache after each change to what it is
+// computed from: Services, the ReplicaSet and the pod's labels.
+func TestDefaultSpreadSelectorCache(t *testing.T) {
+	s := store.New()
+	write := func(obj store.Object) {
+		t.Helper()
+		var err error
+		if _, ok := s.Lookup(kinds.Of(obj), obj.GetNamespace(), obj.GetName()); ok {
+			_, err = s.Update(obj, 0)
+		} else {
+			_, err = s.Create(obj, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := func(k *kinds.Kind, name string) {
+		t.Helper()
+		if _, _, err := s.Delete(k, "default", name, "", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := func(sel map[string]string, replicas int32) *appsv1.ReplicaSet {
+		return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1"},
+			Spec:   appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: sel}},
+			Status: appsv1.ReplicaSetStatus{Replicas: replicas}}
+	}
+	svc := func(sel map[string]string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "front"},
+			Spec: corev1.ServiceSpec{Selector: sel}}
+	}
+	owned := true
+	pod := func(lbls map[string]string, owner bool) *corev1.Pod {
+		p := st.MakePod().Name("p").Obj()
+		p.Labels = lbls
+		if owner {
+			p.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-1", Controller: &owned}}
+		}
+		return p
+	}
+	web := map[string]string{"app": "web", "hash": "1"}
+	cached := &clusterLister{cache: newCache(), st: s}
+	check := func(step string, p *corev1.Pod, want string) {
+		t.Helper()
+		sel, key := cached.DefaultSpreadSelector(p)
+		fresh, freshKey := (&clusterLister{cache: newCache(), st: s}).DefaultSpreadSelector(p)
+		if key != freshKey || sel.String() != fresh.String() || key != want {
+			t.Errorf("%s: cached %q (%q), fresh %q; want %q", step, sel, key, freshKey, want)
+		}
+	}
+	write(rs(web, 0))
+	check("ReplicaSet", pod(web, true), "app=web,hash=1")
+	check("again", pod(web, true), "app=web,hash=1")
+	write(rs(web, 3))
+	check("ReplicaSet status written", pod(web, true), "app=web,hash=1")
+	check("other labels", pod(map[string]string{"app": "web", "hash": "1", "tier": "a"}, true), "app=web,hash=1")
+	write(svc(map[string]string{"tier": "a"}))
+	check("a Service selects it", pod(map[string]string{"app": "web", "hash": "1", "tier": "a"}, true), "app=web,hash=1,tier=a")
+	check("the Service does not select it", pod(web, true), "app=web,hash=1")
+	write(svc(map[string]string{"app": "web"}))
+	check("the Service's selector changed", pod(web, true), "app=web,app=web,hash=1")
+	remove(kinds.Service, "front")
+	check("the Service deleted", pod(web, true), "app=web,hash=1")
+	write(rs(map[string]string{"app": "web", "hash": "2"}, 0))
+	check("the ReplicaSet's selector changed", pod(web, true), "app=web,hash=2")
+	remove(kinds.ReplicaSet, "web-1")
+	check("the ReplicaSet deleted", pod(web, true), "")
+	check("no controller", pod(web, false), "")
+	write(svc(map[string]string{"app": "web"}))
+	check("no controller, a Service", pod(web, false), "app=web")
+}
+
+func TestSameLabelSelector(t *testing.T) {
+	in := func(k string, v ...string) metav1.LabelSelectorRequirement {
+		return metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: v}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *metav1.LabelSelector
+		want bool
+	}{
+		{"both nil", nil, nil, true},
+		{"nil and empty", nil, &metav1.LabelSelector{}, false},
+		{"nil and empty matchLabels", &metav1.LabelSelector{}, &metav1.LabelSelector{MatchLabels: map[string]string{}}, true},
+		{"equal labels", &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}, &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}, true},
+		{"other value", &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}, &metav1.LabelSelector{MatchLabels: map[string]string{"a": "2"}}, false},
+		{"equal expressions", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1", "2")}},
+			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1", "2")}}, true},
+		{"other values", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1", "2")}},
+			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1")}}, false},
+		{"other operator", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1")}},
+			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"1"}}}}, false},
+		{"more expressions", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1")}},
+			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "1"), in("b", "1")}}, false},
+	} {
+		if got := sameLabelSelector(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

@@ -118,7 +118,10 @@ type ClusterLister interface {
 	// DefaultSpreadSelector is kube's helper.DefaultSelector: the merged
 	// selectors of the Services selecting the pod and of its controlling
 	// ReplicaSet, ReplicationController or StatefulSet (empty if none).
-	DefaultSpreadSelector(pod *corev1.Pod) labels.Selector
+	// Key is the selector's String(): selectors that print alike select
+	// alike (a CountQuery's Key relies on it too), so a plugin may cache
+	// what it builds from the selector under its Key.
+	DefaultSpreadSelector(pod *corev1.Pod) (sel labels.Selector, key string)
 }
 
 // DomainCounts are pod counts per domain (value) of one topology key. The

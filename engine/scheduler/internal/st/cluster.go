@@ -143,9 +143,9 @@ func (c *Cluster) ExistingTerms() []*framework.ExistingTerm {
 func (c *Cluster) Namespaces() []framework.NamespaceInfo { return c.NS }
 
 // DefaultSpreadSelector implements framework.ClusterLister.
-func (c *Cluster) DefaultSpreadSelector(*corev1.Pod) labels.Selector {
+func (c *Cluster) DefaultSpreadSelector(*corev1.Pod) (labels.Selector, string) {
 	if c.Default == nil {
-		return labels.Everything()
+		return labels.Everything(), ""
 	}
-	return c.Default
+	return c.Default, c.Default.String()
 }

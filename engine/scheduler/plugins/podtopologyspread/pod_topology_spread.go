@@ -49,7 +49,22 @@ type PodTopologySpread struct {
 	// NoSystemDefaults turns the system default constraints off
 	// (defaultingType List with no defaults).
 	NoSystemDefaults bool
+
+	// defaults caches the system default constraints built for a default
+	// selector (see defaultConstraints).
+	defaults map[defaultsKey][]Constraint
+	// preScore is the PreScore state, reused by every cycle: only the
+	// cycle's Score and NormalizeScore read it, and cycles run one at a time.
+	preScore preScoreState
 }
+
+// defaultsKey names the system default constraints of the pods of one
+// namespace with one default selector (by its String).
+type defaultsKey struct{ namespace, selector string }
+
+// maxDefaults bounds the cached default constraints; past it they are all
+// dropped.
+const maxDefaults = 4096
 
 var (
 	_ framework.PreFilterPlugin   = (*PodTopologySpread)(nil)
@@ -116,6 +131,32 @@ func newConstraint(pod *corev1.Pod, c *corev1.TopologySpreadConstraint, sel labe
 		SkipTerminating: true,
 	}
 	return pc
+}
+
+// defaultConstraints is kube's buildDefaultConstraints: the system default
+// constraints with the pod's default selector (none if nothing selects the
+// pod). kube builds them for every pod; here they are built once per
+// namespace and selector, as they depend on nothing else (the selector's
+// key is its String, which the count queries are keyed by too), and are
+// shared read-only by the pods that use them.
+func (pl *PodTopologySpread) defaultConstraints(l framework.ClusterLister, pod *corev1.Pod) []Constraint {
+	sel, key := l.DefaultSpreadSelector(pod)
+	if sel.Empty() {
+		return nil
+	}
+	k := defaultsKey{namespace: pod.Namespace, selector: key}
+	if cs, ok := pl.defaults[k]; ok {
+		return cs
+	}
+	cs := make([]Constraint, len(SystemDefaultConstraints))
+	for i := range SystemDefaultConstraints {
+		cs[i] = newConstraint(pod, &SystemDefaultConstraints[i], sel)
+	}
+	if pl.defaults == nil || len(pl.defaults) >= maxDefaults {
+		pl.defaults = map[defaultsKey][]Constraint{}
+	}
+	pl.defaults[k] = cs
+	return cs
 }
 
 // nodeIncluded is kube's matchNodeInclusionPolicies.
@@ -461,6 +502,22 @@ type scoreConstraint struct {
 type preScoreState struct {
 	cs      []scoreConstraint
 	ignored map[string]struct{}
+
+	// Scratch space of PreScore, kept for the next cycle.
+	sizes  []int
+	counts []*framework.DomainCounts
+	seen   []bool
+}
+
+// reset empties the state for a pod with n constraints.
+func (s *preScoreState) reset(n int) {
+	clear(s.cs) // drop the last pod's selectors and counts
+	s.cs = slices.Grow(s.cs[:0], n)[:n]
+	s.ignored = nil
+	s.sizes = slices.Grow(s.sizes[:0], n)[:n]
+	clear(s.sizes)
+	s.counts = slices.Grow(s.counts[:0], n)[:n]
+	clear(s.counts)
 }
 
 // TopologyNormalizingWeight is log(size + 2): the weight of a constraint
@@ -491,19 +548,14 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 		}
 	} else if !pl.NoSystemDefaults {
 		requireAll = false
-		sel := l.DefaultSpreadSelector(pod)
-		if !sel.Empty() {
-			for i := range SystemDefaultConstraints {
-				cs = append(cs, newConstraint(pod, &SystemDefaultConstraints[i], sel))
-			}
-		}
+		cs = pl.defaultConstraints(l, pod)
 	}
 	if len(cs) == 0 {
 		return statusSkip
 	}
-	s := &preScoreState{cs: make([]scoreConstraint, len(cs))}
-	sizes := make([]int, len(cs))
-	counts := make([]*framework.DomainCounts, len(cs))
+	s := &pl.preScore
+	s.reset(len(cs))
+	sizes, counts := s.sizes, s.counts
 	scored := 0
 	if fastPath(l, pod, cs) {
 		// Every node has every key: none is ignored, and the domains among
@@ -514,7 +566,7 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 			if cs[i].TopologyKey == corev1.LabelHostname {
 				continue
 			}
-			sizes[i] = domainsAmong(counts[i], filtered)
+			sizes[i] = s.domainsAmong(counts[i], filtered)
 		}
 	} else {
 		values := make([]map[string]struct{}, len(cs))
@@ -565,9 +617,11 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 }
 
 // domainsAmong counts the distinct domains of the nodes.
-func domainsAmong(c *framework.DomainCounts, nodes []*framework.NodeInfo) int {
+func (s *preScoreState) domainsAmong(c *framework.DomainCounts, nodes []*framework.NodeInfo) int {
 	if c.NumDomains() > 0 {
-		seen := make([]bool, c.NumDomains())
+		s.seen = slices.Grow(s.seen[:0], c.NumDomains())[:c.NumDomains()]
+		seen := s.seen
+		clear(seen)
 		n := 0
 		for _, ni := range nodes {
 			if id, ok := c.DomainOf(ni); ok && id >= 0 {
