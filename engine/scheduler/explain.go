@@ -135,7 +135,47 @@ type explainStore struct {
 	norm      []uint8
 	scoreHead uint64
 	perPod    int
-	history   map[string][]Decision // namespace/name -> attempts, oldest first
+	history   map[string][]decisionRec // namespace/name -> attempts, oldest first
+}
+
+// decisionRec is a Decision as the store keeps it until `why` asks: every
+// pod keeps one per attempt, so it is compact (less than half a Decision):
+// counts as int32, no pod name (the history's key) and none of the views
+// that fill makes from the profile.
+type decisionRec struct {
+	time                  sim.Tick
+	score                 int64
+	node                  string
+	message               string
+	preemption            string
+	prof                  *profileInfo
+	skipFilter, skipScore framework.PluginSet
+	pos, scorePos         uint64
+	attempt, ties         int32
+	allNodes, candidates  int32
+	toFind, start         int32
+	evaluated, feasible   int32
+	scored, n, nScores    int32
+	percentage            int32
+	nominated             bool
+}
+
+func compactDecision(d *Decision) decisionRec {
+	return decisionRec{time: d.Time, score: d.Score, node: d.Node, message: d.Message, preemption: d.Preemption,
+		prof: d.prof, skipFilter: d.skipFilter, skipScore: d.skipScore, pos: d.pos, scorePos: d.scorePos,
+		attempt: int32(d.Attempt), ties: int32(d.Ties), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
+		toFind: int32(d.ToFind), start: int32(d.Start), evaluated: int32(d.Evaluated), feasible: int32(d.Feasible),
+		scored: int32(d.Scored), n: int32(d.n), nScores: int32(d.nScores), percentage: d.Percentage, nominated: d.Nominated}
+}
+
+// decision is the record as a Decision of the pod key (without the views
+// fill makes).
+func (r *decisionRec) decision(key string) Decision {
+	return Decision{Pod: key, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score, Ties: int(r.ties),
+		AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind), Percentage: r.percentage,
+		Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible), Scored: int(r.scored),
+		Message: r.message, Nominated: r.nominated, Preemption: r.preemption, prof: r.prof,
+		skipFilter: r.skipFilter, skipScore: r.skipScore, pos: r.pos, n: int(r.n), scorePos: r.scorePos, nScores: int(r.nScores)}
 }
 
 func newExplainStore(records, perPod int) *explainStore {
@@ -144,7 +184,7 @@ func newExplainStore(records, perPod int) *explainStore {
 		size <<= 1
 	}
 	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
-		perPod: perPod, history: map[string][]Decision{}}
+		perPod: perPod, history: map[string][]decisionRec{}}
 }
 
 // next hands out the node record at the head of the ring.
@@ -179,7 +219,7 @@ func (x *explainStore) add(d Decision) {
 		copy(h, h[1:])
 		h = h[:len(h)-1]
 	}
-	x.history[d.Pod] = append(h, d)
+	x.history[d.Pod] = append(h, compactDecision(&d))
 }
 
 func (x *explainStore) forget(key string) { delete(x.history, key) }
@@ -189,7 +229,8 @@ func (x *explainStore) forget(key string) { delete(x.history, key) }
 func (x *explainStore) explain(key string) []Decision {
 	h := x.history[key]
 	out := make([]Decision, len(h))
-	for i, d := range h {
+	for i := range h {
+		d := h[i].decision(key)
 		d.fill()
 		if x.kept(&d) {
 			d.Nodes = make([]NodeRecord, d.n)
@@ -229,21 +270,32 @@ func (d *Decision) String() string {
 }
 
 // Rank says how the chosen node compared: "score 496, highest of 3".
-func (d *Decision) Rank() string {
+func (d *Decision) Rank() string { return string(d.appendRank(nil)) }
+
+// appendRank appends Rank to b (every bind's trace message has it).
+func (d *Decision) appendRank(b []byte) []byte {
 	switch {
 	case d.Nominated:
-		return "its nominated node, tried first"
+		return append(b, "its nominated node, tried first"...)
 	case d.Scored == 0:
-		return "the only feasible node, not scored"
-	case d.Ties > 1:
-		others := "1 other node"
-		if d.Ties > 2 {
-			others = strconv.Itoa(d.Ties-1) + " other nodes"
-		}
-		return "score " + strconv.FormatInt(d.Score, 10) + ", tied with " + others + " at the top of " + strconv.Itoa(d.Scored) +
-			"; picked at random"
+		return append(b, "the only feasible node, not scored"...)
 	}
-	return "score " + strconv.FormatInt(d.Score, 10) + ", highest of " + strconv.Itoa(d.Scored)
+	b = append(b, "score "...)
+	b = strconv.AppendInt(b, d.Score, 10)
+	if d.Ties > 1 {
+		b = append(b, ", tied with "...)
+		if d.Ties > 2 {
+			b = strconv.AppendInt(b, int64(d.Ties-1), 10)
+			b = append(b, " other nodes"...)
+		} else {
+			b = append(b, "1 other node"...)
+		}
+		b = append(b, " at the top of "...)
+		b = strconv.AppendInt(b, int64(d.Scored), 10)
+		return append(b, "; picked at random"...)
+	}
+	b = append(b, ", highest of "...)
+	return strconv.AppendInt(b, int64(d.Scored), 10)
 }
 
 // Scope explains how many nodes the attempt looked at, and why.

@@ -60,6 +60,7 @@ type cycleScratch struct {
 	feasible   []*framework.NodeInfo
 	scores     framework.Scores
 	attempt    attempt
+	msg        []byte // a trace message being built
 }
 
 // attempt is one scheduling cycle's outcome.
@@ -285,11 +286,17 @@ func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
 	if d.Nominated {
 		why = nominatedWhy
 	}
-	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: qp.Cause,
-		Message: "Scheduling pod " + pod.Namespace + "/" + pod.Name + ": " + s.scopeSummary(d), Why: why})
-	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: "pod/" + pod.Name, Cause: seq,
-		Message: "Bound pod/" + pod.Name + " to " + a.node + " (" + d.Rank() + ")",
-		Why:     "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + a.node + " watches for pods bound to it and starts them."})
+	// The two messages are built in the scheduler's scratch buffer, each
+	// then copied once into its string: every bound pod writes them.
+	obj := "pod/" + pod.Name
+	msg := appendStrings(s.scratch.msg[:0], "Scheduling pod ", pod.Namespace, "/", pod.Name, ": ")
+	msg = appendScopeSummary(msg, d)
+	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: qp.Cause, Message: string(msg), Why: why})
+	msg = appendStrings(msg[:0], "Bound ", obj, " to ", a.node, " (")
+	msg = append(d.appendRank(msg), ')')
+	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: seq, Message: string(msg),
+		Why: s.bindWhy(a.node)})
+	s.scratch.msg = msg
 	actor := apiserver.Actor{Component: Component, Cause: bound}
 	upd, err := s.env.API.Bind(actor, pod.Namespace, pod.Name, a.node)
 	if err != nil {
@@ -309,20 +316,50 @@ func (s *Scheduler) setRev(seq uint64, obj kinds.Object) {
 	}
 }
 
-func (s *Scheduler) scopeSummary(d *Decision) string {
-	var msg string
-	if d.Nominated {
-		return "its nominated node " + d.Node + " checked first and feasible, taken without looking at the others"
+// bindWhy is the Why of a bind to node. It names the node, so it is made
+// once per node and shared by the binds to it.
+func (s *Scheduler) bindWhy(node string) string {
+	if why, ok := s.bindWhys[node]; ok {
+		return why
 	}
-	// Concatenation rather than fmt: every bound pod writes this line.
+	if s.bindWhys == nil || len(s.bindWhys) > 2*len(s.cache.nodes)+64 { // forget deleted nodes
+		s.bindWhys = map[string]string{}
+	}
+	why := "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + node +
+		" watches for pods bound to it and starts them."
+	s.bindWhys[node] = why
+	return why
+}
+
+func appendStrings(b []byte, ss ...string) []byte {
+	for _, s := range ss {
+		b = append(b, s...)
+	}
+	return b
+}
+
+// appendScopeSummary appends to b how many nodes the attempt looked at.
+func appendScopeSummary(b []byte, d *Decision) []byte {
+	if d.Nominated {
+		b = append(b, "its nominated node "...)
+		b = append(b, d.Node...)
+		return append(b, " checked first and feasible, taken without looking at the others"...)
+	}
 	if d.Evaluated < d.AllNodes {
-		msg = strconv.Itoa(d.Evaluated) + " of " + strconv.Itoa(d.AllNodes) + " nodes evaluated (percentageOfNodesToScore " +
-			strconv.Itoa(int(d.Percentage)) + "%), "
+		b = strconv.AppendInt(b, int64(d.Evaluated), 10)
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(d.AllNodes), 10)
+		b = append(b, " nodes evaluated (percentageOfNodesToScore "...)
+		b = strconv.AppendInt(b, int64(d.Percentage), 10)
+		b = append(b, "%), "...)
 	}
 	if d.Feasible == 1 {
-		return msg + "1 node feasible, taken without scoring"
+		return append(b, "1 node feasible, taken without scoring"...)
 	}
-	return msg + strconv.Itoa(d.Feasible) + " nodes feasible, " + strconv.Itoa(d.Scored) + " scored"
+	b = strconv.AppendInt(b, int64(d.Feasible), 10)
+	b = append(b, " nodes feasible, "...)
+	b = strconv.AppendInt(b, int64(d.Scored), 10)
+	return append(b, " scored"...)
 }
 
 func (s *Scheduler) handleBindError(qp *framework.QueuedPodInfo, err error, cause uint64) {

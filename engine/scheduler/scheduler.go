@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -51,6 +53,8 @@ type Scheduler struct {
 	nextStartNodeIndex int
 
 	scratch cycleScratch
+	// bindWhys are the Whys of binds, by node (see bindWhy).
+	bindWhys map[string]string
 }
 
 var _ component.Reactor = (*Scheduler)(nil)
@@ -167,7 +171,7 @@ func (s *Scheduler) observePod(ev store.Event) {
 		if s.cache.UpdatePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, old, cur, ev.Cause)
 		}
-		if !equality.Semantic.DeepEqual(old.Labels, cur.Labels) {
+		if !maps.Equal(old.Labels, cur.Labels) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodLabel}, old, cur, ev.Cause)
 		}
 	case wasAssigned && !isAssigned:
@@ -209,22 +213,40 @@ func (s *Scheduler) observeNode(ev store.Event) {
 // them. A cordon or uncordon counts as a taint change, as in kube.
 func nodeChange(old, n *corev1.Node) framework.ActionType {
 	var a framework.ActionType
-	if !equality.Semantic.DeepEqual(old.Status.Allocatable, n.Status.Allocatable) {
+	// Every heartbeat of every node comes here: maps.Equal and
+	// sameResourceList say what equality.Semantic.DeepEqual says of these
+	// maps (nil and empty alike), without reflection.
+	if !sameResourceList(old.Status.Allocatable, n.Status.Allocatable) {
 		a |= framework.UpdateNodeAllocatable
 	}
-	if !equality.Semantic.DeepEqual(old.Labels, n.Labels) {
+	if !maps.Equal(old.Labels, n.Labels) {
 		a |= framework.UpdateNodeLabel
 	}
 	if old.Spec.Unschedulable != n.Spec.Unschedulable || !equality.Semantic.DeepEqual(old.Spec.Taints, n.Spec.Taints) {
 		a |= framework.UpdateNodeTaint
 	}
-	if !equality.Semantic.DeepEqual(old.Annotations, n.Annotations) {
+	if !maps.Equal(old.Annotations, n.Annotations) {
 		a |= framework.UpdateNodeAnnotation
 	}
 	if conditionsChanged(old.Status.Conditions, n.Status.Conditions) {
 		a |= framework.UpdateNodeCondition
 	}
 	return a
+}
+
+// sameResourceList reports whether two resource lists have the same
+// resources in the same quantities (compared by value, as
+// equality.Semantic compares quantities).
+func sameResourceList(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		if qb, ok := b[name]; !ok || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // conditionsChanged compares node conditions ignoring heartbeat times.
