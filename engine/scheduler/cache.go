@@ -1,8 +1,9 @@
 package scheduler
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -22,8 +23,10 @@ type cache struct {
 	topo   *topoIndex
 }
 
+// cachedPod is a bound pod the cache accounts, with its PodInfo (which its
+// NodeInfo's Pods point to: one allocation for both).
 type cachedPod struct {
-	info *framework.PodInfo
+	info framework.PodInfo
 	node string
 }
 
@@ -101,7 +104,7 @@ func (c *cache) UpdateNode(old, n *corev1.Node) {
 	}
 	prev := ni.Node()
 	ni.SetNode(n)
-	if !equality.Semantic.DeepEqual(prev.Labels, n.Labels) {
+	if !maps.Equal(prev.Labels, n.Labels) { // equality.Semantic.DeepEqual, without reflection
 		c.topo.invalidate()
 	}
 	if zoneKey(prev) != zoneKey(n) {
@@ -203,8 +206,10 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 	if _, ok := c.pods[p.UID]; ok {
 		return nil
 	}
-	pi := framework.NewPodInfo(p)
-	c.pods[p.UID] = &cachedPod{info: pi, node: p.Spec.NodeName}
+	cp := &cachedPod{node: p.Spec.NodeName}
+	cp.info.Update(p)
+	pi := &cp.info
+	c.pods[p.UID] = cp
 	ni := c.nodes[p.Spec.NodeName]
 	if ni == nil {
 		// A pod bound to a node the scheduler has not seen: keep its
@@ -229,9 +234,9 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 	ni := c.nodes[cp.node]
 	old := cp.info.Requests
 	c.topo.podChanged(cp.info.Pod, p, ni)
-	ni.RemovePod(cp.info)
+	ni.RemovePod(&cp.info)
 	cp.info.Update(p)
-	ni.AddPod(cp.info)
+	ni.AddPod(&cp.info)
 	r := cp.info.Requests
 	return r.MilliCPU < old.MilliCPU || r.Memory < old.Memory || r.EphemeralStorage < old.EphemeralStorage
 }
@@ -245,7 +250,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 	delete(c.pods, p.UID)
 	ni := c.nodes[cp.node]
 	c.topo.podChanged(cp.info.Pod, nil, ni)
-	ni.RemovePod(cp.info)
+	ni.RemovePod(&cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {
 		delete(c.nodes, cp.node)
 	}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"container/heap"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -94,8 +95,17 @@ func (q *schedulingQueue) Add(pod *corev1.Pod, cause uint64) {
 		return
 	}
 	q.seq++
-	e := &queued{QueuedPodInfo: &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Timestamp: q.loop.Now(),
-		Cause: cause, Seq: q.seq}}
+	// The entry, its QueuedPodInfo and its PodInfo in one allocation:
+	// every new pod comes here.
+	x := &struct {
+		queued
+		qpi framework.QueuedPodInfo
+		pi  framework.PodInfo
+	}{}
+	x.pi.Update(pod)
+	x.qpi = framework.QueuedPodInfo{PodInfo: &x.pi, Timestamp: q.loop.Now(), Cause: cause, Seq: q.seq}
+	e := &x.queued
+	e.QueuedPodInfo = &x.qpi
 	q.pods[pod.UID] = e
 	q.toActiveOrGated(e)
 }
@@ -146,7 +156,7 @@ func (q *schedulingQueue) Update(old, pod *corev1.Pod, cause uint64) {
 // plugins register for; 0 when only status or bookkeeping changed.
 func podUpdateAction(old, pod *corev1.Pod) framework.ActionType {
 	var a framework.ActionType
-	if !equality.Semantic.DeepEqual(old.Labels, pod.Labels) {
+	if !maps.Equal(old.Labels, pod.Labels) {
 		a |= framework.UpdatePodLabel
 	}
 	if !equality.Semantic.DeepEqual(old.Spec.Tolerations, pod.Spec.Tolerations) {

@@ -18,7 +18,11 @@ const (
 )
 
 // ImageLocality scores nodes by the pod's images they already have.
-type ImageLocality struct{}
+type ImageLocality struct {
+	// preScore is the PreScore state, reused by every cycle: only the
+	// cycle's Score reads it, and cycles run one at a time.
+	preScore preScoreState
+}
 
 var (
 	_ framework.PreScorePlugin = (*ImageLocality)(nil)
@@ -47,16 +51,15 @@ type preScoreState struct {
 	// would score 0 (their scaled sizes sum to at most 23 MiB): Score then
 	// skips the per-node lookups and returns what kube computes, 0.
 	allZero bool
-	buf     [2]string // the images of small pods, without a second allocation
 }
 
 // PreScore implements framework.PreScorePlugin. kube computes this in
 // Score for every node; doing it once per pod gives the same scores. It
 // never skips: a pod whose images no node has scores 0 everywhere.
-func (*ImageLocality) PreScore(state *framework.CycleState, pi *framework.PodInfo, _ []*framework.NodeInfo) *framework.Status {
+func (pl *ImageLocality) PreScore(state *framework.CycleState, pi *framework.PodInfo, _ []*framework.NodeInfo) *framework.Status {
 	spec := &pi.Pod.Spec
-	s := &preScoreState{numContainers: len(spec.InitContainers) + len(spec.Containers)}
-	s.images = s.buf[:0]
+	s := &pl.preScore
+	*s = preScoreState{numContainers: len(spec.InitContainers) + len(spec.Containers), images: s.images[:0]}
 	var upper int64
 	add := func(image string) {
 		name := NormalizedImageName(image)
