@@ -141,10 +141,18 @@ func hasValue[T comparable](list []T, v T) bool {
 }
 
 // validatePodSpec is the modelled part of ValidatePodSpec.
+//
+// Every pod created passes here, and a field path costs an allocation, so
+// the pod spec checks build a path only where they report an error, and
+// skip a check of a list or map that is empty or a probe that is not set
+// (there is nothing for it to report): the errors, and their order, are
+// those of checking everything with eagerly built paths.
 func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
-	errs = append(errs, validateContainers(s.InitContainers, names, p.Child("initContainers"), false)...)
+	if len(s.InitContainers) > 0 {
+		errs = append(errs, validateContainers(s.InitContainers, names, p.Child("initContainers"), false)...)
+	}
 	errs = append(errs, validateContainers(s.Containers, names, p.Child("containers"), true)...)
 	switch {
 	case s.RestartPolicy == "":
@@ -158,7 +166,9 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 	case !hasValue(supportedDNSPolicies, s.DNSPolicy):
 		errs = append(errs, field.NotSupported(p.Child("dnsPolicy"), s.DNSPolicy, supportedDNSPolicies))
 	}
-	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
+	if !labelsValid(s.NodeSelector) {
+		errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
+	}
 	if s.NodeName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.NodeName, false) {
 			errs = append(errs, field.Invalid(p.Child("nodeName"), s.NodeName, msg))
@@ -179,7 +189,9 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("subdomain"), s.Subdomain, msg))
 		}
 	}
-	errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+	if len(s.Tolerations) > 0 {
+		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+	}
 	errs = append(errs, validatePlacement(s, p)...)
 	if s.Overhead != nil {
 		errs = append(errs, validateResourceList(s.Overhead, p.Child("overhead"))...)
@@ -196,57 +208,65 @@ func validateContainers(cs []corev1.Container, names map[string]bool, p *field.P
 	}
 	for i := range cs {
 		c := &cs[i]
-		ip := p.Index(i)
-		np := ip.Child("name")
+		ip := func() *field.Path { return p.Index(i) } // built only for an error
 		switch {
 		case c.Name == "":
-			errs = append(errs, field.Required(np, ""))
+			errs = append(errs, field.Required(ip().Child("name"), ""))
 		default:
 			for _, msg := range validation.IsDNS1123Label(c.Name) {
-				errs = append(errs, field.Invalid(np, c.Name, msg))
+				errs = append(errs, field.Invalid(ip().Child("name"), c.Name, msg))
 			}
 			if names[c.Name] {
-				errs = append(errs, field.Duplicate(np, c.Name))
+				errs = append(errs, field.Duplicate(ip().Child("name"), c.Name))
 			}
 			names[c.Name] = true
 		}
 		if c.Image == "" {
-			errs = append(errs, field.Required(ip.Child("image"), ""))
+			errs = append(errs, field.Required(ip().Child("image"), ""))
 		} else if strings.TrimSpace(c.Image) != c.Image {
-			errs = append(errs, field.Invalid(ip.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+			errs = append(errs, field.Invalid(ip().Child("image"), c.Image, "must not have leading or trailing whitespace"))
 		}
-		errs = append(errs, validateContainerPorts(c.Ports, ip.Child("ports"))...)
+		if len(c.Ports) > 0 {
+			errs = append(errs, validateContainerPorts(c.Ports, ip().Child("ports"))...)
+		}
 		for j, e := range c.Env {
-			ep := ip.Child("env").Index(j).Child("name")
 			if e.Name == "" {
-				errs = append(errs, field.Required(ep, ""))
+				errs = append(errs, field.Required(ip().Child("env").Index(j).Child("name"), ""))
 			} else {
 				for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
-					errs = append(errs, field.Invalid(ep, e.Name, msg))
+					errs = append(errs, field.Invalid(ip().Child("env").Index(j).Child("name"), e.Name, msg))
 				}
 			}
 		}
-		errs = append(errs, validateResources(&c.Resources, ip.Child("resources"))...)
+		if len(c.Resources.Limits) > 0 || len(c.Resources.Requests) > 0 {
+			errs = append(errs, validateResources(&c.Resources, ip().Child("resources"))...)
+		}
 		switch {
 		case c.ImagePullPolicy == "":
-			errs = append(errs, field.Required(ip.Child("imagePullPolicy"), ""))
+			errs = append(errs, field.Required(ip().Child("imagePullPolicy"), ""))
 		case !hasValue(supportedPullPolicies, c.ImagePullPolicy):
-			errs = append(errs, field.NotSupported(ip.Child("imagePullPolicy"), c.ImagePullPolicy, supportedPullPolicies))
+			errs = append(errs, field.NotSupported(ip().Child("imagePullPolicy"), c.ImagePullPolicy, supportedPullPolicies))
 		}
 		switch {
 		case c.TerminationMessagePolicy == "":
-			errs = append(errs, field.Required(ip.Child("terminationMessagePolicy"), ""))
+			errs = append(errs, field.Required(ip().Child("terminationMessagePolicy"), ""))
 		case !hasValue(supportedTermMsg, c.TerminationMessagePolicy):
-			errs = append(errs, field.NotSupported(ip.Child("terminationMessagePolicy"), c.TerminationMessagePolicy, supportedTermMsg))
+			errs = append(errs, field.NotSupported(ip().Child("terminationMessagePolicy"), c.TerminationMessagePolicy, supportedTermMsg))
 		}
-		errs = append(errs, validateProbe(c.LivenessProbe, ip.Child("livenessProbe"))...)
-		errs = append(errs, validateProbe(c.ReadinessProbe, ip.Child("readinessProbe"))...)
-		errs = append(errs, validateProbe(c.StartupProbe, ip.Child("startupProbe"))...)
+		if c.LivenessProbe != nil {
+			errs = append(errs, validateProbe(c.LivenessProbe, ip().Child("livenessProbe"))...)
+		}
+		if c.ReadinessProbe != nil {
+			errs = append(errs, validateProbe(c.ReadinessProbe, ip().Child("readinessProbe"))...)
+		}
+		if c.StartupProbe != nil {
+			errs = append(errs, validateProbe(c.StartupProbe, ip().Child("startupProbe"))...)
+		}
 		if c.LivenessProbe != nil && c.LivenessProbe.SuccessThreshold != 1 {
-			errs = append(errs, field.Invalid(ip.Child("livenessProbe", "successThreshold"), c.LivenessProbe.SuccessThreshold, "must be 1"))
+			errs = append(errs, field.Invalid(ip().Child("livenessProbe", "successThreshold"), c.LivenessProbe.SuccessThreshold, "must be 1"))
 		}
 		if c.StartupProbe != nil && c.StartupProbe.SuccessThreshold != 1 {
-			errs = append(errs, field.Invalid(ip.Child("startupProbe", "successThreshold"), c.StartupProbe.SuccessThreshold, "must be 1"))
+			errs = append(errs, field.Invalid(ip().Child("startupProbe", "successThreshold"), c.StartupProbe.SuccessThreshold, "must be 1"))
 		}
 	}
 	return errs
@@ -447,32 +467,32 @@ func validatePortNumOrName(port intstr.IntOrString, p *field.Path) field.ErrorLi
 func validateTolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
-		ip := p.Index(i)
-		if t.Key != "" {
-			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+		ip := func() *field.Path { return p.Index(i) } // built only for an error, as in validatePodSpec
+		if t.Key != "" && !qualifiedNameValid(t.Key) { // ValidateLabelName reports IsQualifiedName's messages
+			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip().Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
-			errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,
+			errs = append(errs, field.Invalid(ip().Child("operator"), t.Operator,
 				"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
 		}
 		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			errs = append(errs, field.Invalid(ip.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+			errs = append(errs, field.Invalid(ip().Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
 		}
 		switch t.Operator {
 		case corev1.TolerationOpEqual, "":
 			for _, msg := range validation.IsValidLabelValue(t.Value) {
-				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, msg))
+				errs = append(errs, field.Invalid(ip().Child("operator"), t.Value, msg))
 			}
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
-				errs = append(errs, field.Invalid(ip.Child("operator"), t, "value must be empty when `operator` is 'Exists'"))
+				errs = append(errs, field.Invalid(ip().Child("operator"), t, "value must be empty when `operator` is 'Exists'"))
 			}
 		default:
-			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator,
+			errs = append(errs, field.NotSupported(ip().Child("operator"), t.Operator,
 				[]corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
 		}
 		if t.Effect != "" && !hasValue(supportedTaintEffects, t.Effect) {
-			errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, supportedTaintEffects))
+			errs = append(errs, field.NotSupported(ip().Child("effect"), t.Effect, supportedTaintEffects))
 		}
 	}
 	return errs

@@ -33,7 +33,9 @@ func validatePlacement(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, validateWeightedPodAffinityTerms(pa.PreferredDuringSchedulingIgnoredDuringExecution, fp.Child("preferredDuringSchedulingIgnoredDuringExecution"))...)
 		}
 	}
-	errs = append(errs, validateTopologySpreadConstraints(s.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
+	if len(s.TopologySpreadConstraints) > 0 { // as in validatePodSpec: no path for an empty list
+		errs = append(errs, validateTopologySpreadConstraints(s.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
+	}
 	return errs
 }
 
