@@ -336,9 +336,11 @@ type ProbeResult struct {
 // prober's messages (k/k pkg/probe/http, tcp, exec). broken makes the
 // endpoint fail as a learner's `break` asked.
 func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
-	addr := c.Host + ":" + strconv.Itoa(int(c.Port))
+	// The address appears only in failure messages: a probe that succeeds
+	// builds none.
+	addr := func() string { return c.Host + ":" + strconv.Itoa(int(c.Port)) }
 	refused := func() ProbeResult {
-		dial := "dial tcp " + addr + ": connect: connection refused"
+		dial := "dial tcp " + addr() + ": connect: connection refused"
 		if c.Kind == "httpGet" {
 			return ProbeResult{Message: fmt.Sprintf("Get %q: %s", url(c), dial)}
 		}
@@ -358,7 +360,7 @@ func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
 		return ProbeResult{OK: true}
 	case "grpc":
 		if !listening {
-			return ProbeResult{Message: fmt.Sprintf("timeout: failed to connect service %q within %s", addr, c.Timeout.Duration())}
+			return ProbeResult{Message: fmt.Sprintf("timeout: failed to connect service %q within %s", addr(), c.Timeout.Duration())}
 		}
 		if broken {
 			return ProbeResult{Message: "service unhealthy (responded with \"NOT_SERVING\")"}
