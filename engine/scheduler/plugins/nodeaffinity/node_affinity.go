@@ -275,7 +275,8 @@ func (*NodeAffinity) PreScore(state *framework.CycleState, pi *framework.PodInfo
 	if len(ts) == 0 {
 		return statusSkip
 	}
-	state.Write(preScoreStateKey, &ts)
+	st := ts // moved to the heap only here, not for every pod that skips
+	state.Write(preScoreStateKey, &st)
 	return nil
 }
 
