@@ -15,14 +15,16 @@ import (
 // equality.Semantic.DeepEqual, each status write boxed two copies of the
 // status (a few hundred bytes each) and walked them by reflection. Pod,
 // ReplicaSet and Deployment status writes are most of the writes of a
-// large rollout, so for them the comparison is written out here, field by
-// field, with the rules of Semantic.DeepEqual:
+// large rollout, and Node status writes follow every image pull, so for
+// them the comparison is written out here, field by field, with the rules
+// of Semantic.DeepEqual:
 //
 //   - nil and empty slices and maps are equal (Semantic.DeepEqual treats
 //     them alike); elements are compared in order;
 //   - pointers are equal when both are nil or both point to equal values;
 //   - metav1.Time values are equal when a.UTC() == b.UTC() (Semantic's own
-//     rule: the same instant, whatever the zone);
+//     rule: the same instant, whatever the zone), quantities when
+//     a.Cmp(b) == 0 (the same amount, whatever the format);
 //   - everything else is compared with ==.
 //
 // Fields that kubeloop never sets (resize and DRA status, volume mounts,
@@ -87,6 +89,8 @@ func typedStatusEqual(old, upd any) (equal, ok bool) {
 		return podStatusEqual(&a.Status, &upd.(*corev1.Pod).Status), true
 	case *appsv1.ReplicaSet:
 		return replicaSetStatusEqual(&a.Status, &upd.(*appsv1.ReplicaSet).Status), true
+	case *corev1.Node:
+		return nodeStatusEqual(&a.Status, &upd.(*corev1.Node).Status), true
 	case *appsv1.Deployment:
 		b := upd.(*appsv1.Deployment)
 		// A Deployment's status write also carries its annotations
@@ -168,4 +172,46 @@ func containerStateEqual(a, b *corev1.ContainerState) bool {
 			t.ContainerID == u.ContainerID && timeEqual(&t.StartedAt, &u.StartedAt) && timeEqual(&t.FinishedAt, &u.FinishedAt)
 	}
 	return true
+}
+
+// resourceListEqual is Semantic.DeepEqual's rule for maps, with its rule
+// for quantities.
+func resourceListEqual(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		r, ok := b[name]
+		if !ok || q.Cmp(r) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func nodeStatusEqual(a, b *corev1.NodeStatus) bool {
+	return a.Phase == b.Phase && a.DaemonEndpoints == b.DaemonEndpoints &&
+		resourceListEqual(a.Capacity, b.Capacity) && resourceListEqual(a.Allocatable, b.Allocatable) &&
+		slicesEqual(a.Conditions, b.Conditions, func(a, b *corev1.NodeCondition) bool {
+			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+				timeEqual(&a.LastHeartbeatTime, &b.LastHeartbeatTime) && timeEqual(&a.LastTransitionTime, &b.LastTransitionTime)
+		}) &&
+		comparableSlicesEqual(a.Addresses, b.Addresses) &&
+		nodeSystemInfoEqual(&a.NodeInfo, &b.NodeInfo) &&
+		slicesEqual(a.Images, b.Images, func(a, b *corev1.ContainerImage) bool {
+			return a.SizeBytes == b.SizeBytes && comparableSlicesEqual(a.Names, b.Names)
+		}) &&
+		comparableSlicesEqual(a.VolumesInUse, b.VolumesInUse) && comparableSlicesEqual(a.VolumesAttached, b.VolumesAttached) &&
+		(a.Config == nil && b.Config == nil || semanticEqual(a.Config, b.Config)) &&
+		(len(a.RuntimeHandlers)+len(b.RuntimeHandlers) == 0 || semanticEqual(a.RuntimeHandlers, b.RuntimeHandlers)) &&
+		(a.Features == nil && b.Features == nil || semanticEqual(a.Features, b.Features))
+}
+
+func nodeSystemInfoEqual(a, b *corev1.NodeSystemInfo) bool {
+	return a.MachineID == b.MachineID && a.SystemUUID == b.SystemUUID && a.BootID == b.BootID &&
+		a.KernelVersion == b.KernelVersion && a.OSImage == b.OSImage &&
+		a.ContainerRuntimeVersion == b.ContainerRuntimeVersion && a.KubeletVersion == b.KubeletVersion &&
+		a.KubeProxyVersion == b.KubeProxyVersion && a.OperatingSystem == b.OperatingSystem &&
+		a.Architecture == b.Architecture &&
+		(a.Swap == nil && b.Swap == nil || semanticEqual(a.Swap, b.Swap))
 }

@@ -40,6 +40,16 @@ func TestStatusEqualCoversEveryField(t *testing.T) {
 		reflect.TypeFor[appsv1.ReplicaSetStatus](): {"Replicas", "FullyLabeledReplicas", "ReadyReplicas", "AvailableReplicas",
 			"TerminatingReplicas", "ObservedGeneration", "Conditions"},
 		reflect.TypeFor[appsv1.ReplicaSetCondition](): {"Type", "Status", "LastTransitionTime", "Reason", "Message"},
+		reflect.TypeFor[corev1.NodeStatus](): {"Capacity", "Allocatable", "Phase", "Conditions", "Addresses",
+			"DaemonEndpoints", "NodeInfo", "Images", "VolumesInUse", "VolumesAttached", "Config", "RuntimeHandlers", "Features"},
+		reflect.TypeFor[corev1.NodeCondition]():       {"Type", "Status", "LastHeartbeatTime", "LastTransitionTime", "Reason", "Message"},
+		reflect.TypeFor[corev1.NodeAddress]():         {"Type", "Address"},
+		reflect.TypeFor[corev1.NodeDaemonEndpoints](): {"KubeletEndpoint"},
+		reflect.TypeFor[corev1.DaemonEndpoint]():      {"Port"},
+		reflect.TypeFor[corev1.NodeSystemInfo](): {"MachineID", "SystemUUID", "BootID", "KernelVersion", "OSImage",
+			"ContainerRuntimeVersion", "KubeletVersion", "KubeProxyVersion", "OperatingSystem", "Architecture", "Swap"},
+		reflect.TypeFor[corev1.ContainerImage](): {"Names", "SizeBytes"},
+		reflect.TypeFor[corev1.AttachedVolume](): {"Name", "DevicePath"},
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -149,6 +159,15 @@ func (g *statusGen) mutate(v reflect.Value, p float64, depth int) {
 		for i := range v.Len() {
 			g.mutate(v.Index(i), p, depth+1)
 		}
+	case reflect.Map:
+		// Map elements are not addressable: refill them by replacement.
+		for _, k := range v.MapKeys() {
+			if g.r.Float64() < 10*p {
+				e := reflect.New(v.Type().Elem()).Elem()
+				g.fill(e, depth+1)
+				v.SetMapIndex(k, e)
+			}
+		}
 	}
 }
 
@@ -174,6 +193,13 @@ func TestTypedStatusEqual(t *testing.T) {
 			g.fill(reflect.ValueOf(&a.Status).Elem(), 0)
 			b := a.DeepCopy()
 			g.mutate(reflect.ValueOf(&b.Status).Elem(), 0.1, 0)
+			return pair{a, b}
+		}},
+		{"Node", func() pair {
+			a := &corev1.Node{}
+			g.fill(reflect.ValueOf(&a.Status).Elem(), 0)
+			b := a.DeepCopy()
+			g.mutate(reflect.ValueOf(&b.Status).Elem(), 0.02, 0)
 			return pair{a, b}
 		}},
 		{"Deployment", func() pair {
