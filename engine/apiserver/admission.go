@@ -106,6 +106,11 @@ func addDefaultTolerations(p *corev1.Pod) {
 			unreachable = true
 		}
 	}
+	if add := btoi(!notReady) + btoi(!unreachable); add > 0 {
+		// One array for the pod's tolerations and the added ones, not an
+		// append each: every pod created comes through here.
+		p.Spec.Tolerations = append(make([]corev1.Toleration, 0, len(p.Spec.Tolerations)+add), p.Spec.Tolerations...)
+	}
 	if !notReady {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeNotReady,
 			Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(DefaultTolerationSeconds)})
@@ -114,4 +119,11 @@ func addDefaultTolerations(p *corev1.Pod) {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeUnreachable,
 			Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(DefaultTolerationSeconds)})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
