@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
@@ -42,4 +44,32 @@ func TestCycleAllocations(t *testing.T) {
 		t.Errorf("a failing cycle over 2,000 nodes allocates %.0f objects; want a bounded few", allocs)
 	}
 	t.Logf("failing cycle: %.0f allocations", allocs)
+}
+
+// TestQueueShrinksWhenEmpty checks that a queue emptied after a burst
+// makes its tables anew, and works on as before.
+func TestQueueShrinksWhenEmpty(t *testing.T) {
+	s := newBareScheduler(Config{})
+	q := s.queue
+	for i := 0; i <= shrinkPeak; i++ {
+		p := st.MakePod().Name(fmt.Sprintf("p%d", i)).Obj()
+		p.UID = types.UID(p.Name)
+		q.Add(p, 0)
+	}
+	if q.peak != shrinkPeak+1 {
+		t.Fatalf("peak %d, want %d", q.peak, shrinkPeak+1)
+	}
+	for i := 0; i <= shrinkPeak; i++ {
+		if qp := q.Pop(); qp == nil || qp.Pod.Name != fmt.Sprintf("p%d", i) {
+			t.Fatalf("pop %d: %v", i, qp)
+		}
+	}
+	if q.peak != 0 || q.active.items != nil || len(q.pods) != 0 {
+		t.Errorf("after the burst: peak %d, active %v, %d pods", q.peak, q.active.items, len(q.pods))
+	}
+	p := st.MakePod().Name("late").Obj()
+	q.Add(p, 0)
+	if qp := q.Pop(); qp == nil || qp.Pod != p || q.Pop() != nil {
+		t.Errorf("the queue does not work after shrinking")
+	}
 }

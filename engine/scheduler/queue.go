@@ -61,6 +61,7 @@ type schedulingQueue struct {
 	backoff       podHeap
 	unschedulable map[types.UID]*queued // and gated pods
 	seq           uint64
+	peak          int // the most pods queued at once since the tables were last made
 
 	backoffTimer *sim.Timer
 	flushTimer   *sim.Timer
@@ -107,6 +108,7 @@ func (q *schedulingQueue) Add(pod *corev1.Pod, cause uint64) {
 	e := &x.queued
 	e.QueuedPodInfo = &x.qpi
 	q.pods[pod.UID] = e
+	q.peak = max(q.peak, len(q.pods))
 	q.toActiveOrGated(e)
 }
 
@@ -188,6 +190,7 @@ func (q *schedulingQueue) Delete(uid types.UID) {
 	case inUnschedulable, inGated:
 		delete(q.unschedulable, uid)
 	}
+	q.shrinkIfEmpty()
 }
 
 // Has reports whether a pod is queued.
@@ -202,11 +205,30 @@ func (q *schedulingQueue) Pop() *framework.QueuedPodInfo {
 	}
 	e := heap.Pop(&q.active).(*queued)
 	delete(q.pods, e.Pod.UID)
+	q.shrinkIfEmpty()
 	e.Attempts++
 	if e.Attempts == 1 {
 		e.InitialAttemptTimestamp = q.loop.Now()
 	}
 	return e.QueuedPodInfo
+}
+
+// shrinkPeak is the queue length past which an emptied queue makes its
+// tables anew.
+const shrinkPeak = 1024
+
+// shrinkIfEmpty makes the queue's tables anew once it is empty after
+// holding more than shrinkPeak pods: Go maps and slices keep the size of
+// their peak, and a burst of 150,000 new pods would otherwise keep
+// megabytes for as long as the scheduler lives. Every pod waiting is in
+// pods, so an empty pods means empty heaps and no parked pod.
+func (q *schedulingQueue) shrinkIfEmpty() {
+	if len(q.pods) > 0 || q.peak <= shrinkPeak {
+		return
+	}
+	q.pods, q.unschedulable = map[types.UID]*queued{}, map[types.UID]*queued{}
+	q.active.items, q.backoff.items = nil, nil
+	q.peak = 0
 }
 
 // AddUnschedulable puts back a pod whose attempt failed. A pod some plugin
@@ -217,6 +239,7 @@ func (q *schedulingQueue) AddUnschedulable(qp *framework.QueuedPodInfo) {
 	qp.Timestamp = q.loop.Now()
 	e := &queued{QueuedPodInfo: qp}
 	q.pods[qp.Pod.UID] = e
+	q.peak = max(q.peak, len(q.pods))
 	if qp.UnschedulablePlugins == 0 {
 		q.toBackoff(e)
 		return
