@@ -63,6 +63,9 @@ type ReplicaSetController struct {
 	tallies map[types.UID]*tally
 	// observedRev is the revision of the latest event observed.
 	observedRev int64
+	// statusBody is the body of every status write, reused (see
+	// updateStatus).
+	statusBody appsv1.ReplicaSet
 }
 
 var _ component.Reactor = (*ReplicaSetController)(nil)
@@ -631,14 +634,22 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 	st.ObservedGeneration = rs.Generation
 	// A write to /status keeps the stored spec and metadata whatever the
 	// body says: the body needs the status and the resourceVersion only.
-	cp := &appsv1.ReplicaSet{TypeMeta: rs.TypeMeta, ObjectMeta: rs.ObjectMeta, Status: st}
+	// The API server keeps nothing of the body but its status (whose
+	// condition list nobody changes in place), so one body, in scratch
+	// space, serves every write, as the kubelet's pod status writes do.
+	body := &c.statusBody
+	body.TypeMeta, body.ObjectMeta, body.Status = rs.TypeMeta, rs.ObjectMeta, st
 	msg := "Updated status: " + strconv.Itoa(int(st.Replicas)) + " replicas, " + strconv.Itoa(int(st.FullyLabeledReplicas)) +
 		" fully labeled, " + strconv.Itoa(int(st.ReadyReplicas)) + " ready, " + strconv.Itoa(int(st.AvailableReplicas)) +
 		" available (observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10) + ")"
 	seq := c.record(c.statusColumn(), rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
-	o, err := c.env.API.UpdateStatus(c.actor(seq), cp)
+	o, err := c.env.API.UpdateStatus(c.actor(seq), body)
+	*body = appsv1.ReplicaSet{} // keeps nothing alive
 	if err != nil {
 		return nil, err
+	}
+	if o == kinds.Object(body) {
+		panic("replicaset controller: the API server kept the body of a status write, which is reused")
 	}
 	return o.(*appsv1.ReplicaSet), nil
 }
