@@ -14,6 +14,12 @@ import (
 type imageStore struct {
 	byName   map[string]*workload.Image // "docker.io/library/nginx:1.27" -> image
 	byDigest map[string]*workload.Image // "docker.io/library/nginx@sha256:..." -> image
+
+	// status is nodeStatusImages's last answer (for statusMax), kept until
+	// an image is added: every node status post asks for it, and the API
+	// treats the list as read-only, so successive posts share it.
+	status    []corev1.ContainerImage
+	statusMax int
 }
 
 func newImageStore() *imageStore {
@@ -71,6 +77,9 @@ func (s *imageStore) addKey(key string, isDigest bool, img *workload.Image) bool
 		s.byName[key] = img
 		changed = true
 	}
+	if changed {
+		s.status = nil
+	}
 	return changed
 }
 
@@ -80,6 +89,13 @@ const maxNamesPerImageInNodeStatus = 5
 // nodeStatusImages is status.images: largest first (the kubelet sorts by
 // size), each with its digest name and the tags it was pulled as.
 func (s *imageStore) nodeStatusImages(max int) []corev1.ContainerImage {
+	if s.status == nil || s.statusMax != max {
+		s.status, s.statusMax = s.makeStatusImages(max), max
+	}
+	return s.status
+}
+
+func (s *imageStore) makeStatusImages(max int) []corev1.ContainerImage {
 	tags := map[*workload.Image][]string{}
 	for name, img := range s.byName {
 		tags[img] = append(tags[img], name)
@@ -127,25 +143,23 @@ type pullRequest struct {
 // pulls: that wait is the "including waiting" of the Pulled event.
 type puller struct {
 	k       *Kubelet
-	queue   []*pullRequest
+	queue   fifo[*pullRequest]
 	running int
 }
 
 func (pl *puller) add(r *pullRequest) (waitingBehind int) {
-	waitingBehind = len(pl.queue) + pl.running
+	waitingBehind = pl.queue.len() + pl.running
 	if !pl.k.m.cfg.SerializeImagePulls {
 		waitingBehind = 0
 	}
-	pl.queue = append(pl.queue, r)
+	pl.queue.push(r)
 	pl.startNext()
 	return waitingBehind
 }
 
 func (pl *puller) startNext() {
-	for len(pl.queue) > 0 && (pl.running == 0 || !pl.k.m.cfg.SerializeImagePulls) {
-		r := pl.queue[0]
-		pl.queue[0] = nil
-		pl.queue = pl.queue[1:]
+	for pl.queue.len() > 0 && (pl.running == 0 || !pl.k.m.cfg.SerializeImagePulls) {
+		r := pl.queue.pop()
 		pl.running++
 		k := pl.k
 		r.started = k.now()

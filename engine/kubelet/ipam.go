@@ -53,7 +53,27 @@ type podNetwork struct {
 	base uint32 // network address
 	size uint32 // number of addresses in the CIDR
 	next uint32 // offset to try first
-	used map[uint32]bool
+	// used has bit off set while offset off is handed out. It grows as
+	// higher offsets are reached: a few words for a /24, none allocated
+	// per pod, where a map grew with the node's pods.
+	used []uint64
+}
+
+func (n *podNetwork) inUse(off uint32) bool {
+	w := int(off / 64)
+	return w < len(n.used) && n.used[w]&(1<<(off%64)) != 0
+}
+
+func (n *podNetwork) setUse(off uint32, used bool) {
+	w := int(off / 64)
+	for w >= len(n.used) {
+		n.used = append(n.used, 0)
+	}
+	if used {
+		n.used[w] |= 1 << (off % 64)
+	} else {
+		n.used[w] &^= 1 << (off % 64)
+	}
 }
 
 func newPodNetwork(cidr string) (*podNetwork, error) {
@@ -70,7 +90,7 @@ func newPodNetwork(cidr string) (*podNetwork, error) {
 		return nil, fmt.Errorf("invalid CIDR address: %s", cidr)
 	}
 	size := uint32(1) << (32 - prefix)
-	return &podNetwork{base: base &^ (size - 1), size: size, next: 2, used: map[uint32]bool{}}, nil
+	return &podNetwork{base: base &^ (size - 1), size: size, next: 2}, nil
 }
 
 // allocate returns a free IP, or false when the range is exhausted.
@@ -82,15 +102,15 @@ func (n *podNetwork) allocate() (string, uint32, bool) {
 		if n.next > last {
 			n.next = 2
 		}
-		if !n.used[off] {
-			n.used[off] = true
+		if !n.inUse(off) {
+			n.setUse(off, true)
 			return formatIPv4(n.base + off), off, true
 		}
 	}
 	return "", 0, false
 }
 
-func (n *podNetwork) release(off uint32) { delete(n.used, off) }
+func (n *podNetwork) release(off uint32) { n.setUse(off, false) }
 
 // rangeString is the host-local plugin's description of the range, for its
 // exhaustion error.
@@ -114,7 +134,13 @@ func parseIPv4(s string) (uint32, error) {
 	return v, nil
 }
 
+// formatIPv4 is the dotted quad of v, made in one allocation (strconv.Itoa
+// allocates for numbers past 99).
 func formatIPv4(v uint32) string {
-	return strconv.Itoa(int(v>>24)) + "." + strconv.Itoa(int(v>>16&0xff)) + "." +
-		strconv.Itoa(int(v>>8&0xff)) + "." + strconv.Itoa(int(v&0xff))
+	var buf [len("255.255.255.255")]byte
+	b := strconv.AppendUint(buf[:0], uint64(v>>24), 10)
+	for shift := 16; shift >= 0; shift -= 8 {
+		b = strconv.AppendUint(append(b, '.'), uint64(v>>shift&0xff), 10)
+	}
+	return string(b)
 }

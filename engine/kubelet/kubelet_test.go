@@ -429,3 +429,14 @@ func TestStatusSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatIPv4(t *testing.T) {
+	for _, tt := range []struct {
+		v    uint32
+		want string
+	}{{0, "0.0.0.0"}, {10<<24 | 244<<16 | 3<<8 | 2, "10.244.3.2"}, {0xffffffff, "255.255.255.255"}, {172<<24 | 18<<16 | 100, "172.18.0.100"}} {
+		if got := formatIPv4(tt.v); got != tt.want {
+			t.Errorf("formatIPv4(%#x) = %s; want %s", tt.v, got, tt.want)
+		}
+	}
+}
