@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -35,22 +35,27 @@ import (
 // sources, security contexts, ...) are left out; those fields are reported
 // as not simulated instead (see Unsimulated).
 
+// specPath is the path of every object's spec. A field.Path is never
+// changed once built (Child, Index and Key make new ones), so one serves
+// every request instead of one allocated per object created.
+var specPath = field.NewPath("spec")
+
 // Validate checks a new object as kube-apiserver's create validation does.
 // It expects a defaulted object whose name has been generated.
 func Validate(obj kinds.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
-		return append(errs, validatePodSpec(&o.Spec, field.NewPath("spec"))...)
+		return append(errs, validatePodSpec(&o.Spec, specPath)...)
 	case *appsv1.Deployment:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
-		return append(errs, validateDeploymentSpec(&o.Spec, field.NewPath("spec"))...)
+		return append(errs, validateDeploymentSpec(&o.Spec, specPath)...)
 	case *appsv1.ReplicaSet:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
-		return append(errs, validateReplicaSetSpec(&o.Spec, field.NewPath("spec"))...)
+		return append(errs, validateReplicaSetSpec(&o.Spec, specPath)...)
 	case *corev1.Service:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNS1035Label)
-		return append(errs, validateServiceSpec(o, field.NewPath("spec"))...)
+		return append(errs, validateServiceSpec(o, specPath)...)
 	case *corev1.Namespace:
 		return validateMeta(&o.ObjectMeta, false, apimachineryvalidation.NameIsDNSLabel)
 	case *corev1.Node:
@@ -66,10 +71,10 @@ func Validate(obj kinds.Object) field.ErrorList {
 		return validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
-		return append(errs, validateHPASpec(&o.Spec, field.NewPath("spec"))...)
+		return append(errs, validateHPASpec(&o.Spec, specPath)...)
 	case *policyv1.PodDisruptionBudget:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
-		return append(errs, validatePDBSpec(&o.Spec, field.NewPath("spec"))...)
+		return append(errs, validatePDBSpec(&o.Spec, specPath)...)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
 	}
@@ -151,9 +156,9 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	if len(s.InitContainers) > 0 {
-		errs = append(errs, validateContainers(s.InitContainers, names, p.Child("initContainers"), false)...)
+		errs = append(errs, validateContainers(s.InitContainers, names, p, "initContainers", false)...)
 	}
-	errs = append(errs, validateContainers(s.Containers, names, p.Child("containers"), true)...)
+	errs = append(errs, validateContainers(s.Containers, names, p, "containers", true)...)
 	switch {
 	case s.RestartPolicy == "":
 		errs = append(errs, field.Required(p.Child("restartPolicy"), ""))
@@ -200,15 +205,15 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 }
 
 // validateContainers checks containers (regular or init; names are unique
-// across both).
-func validateContainers(cs []corev1.Container, names map[string]bool, p *field.Path, required bool) field.ErrorList {
+// across both), the list named list in the pod spec at spec.
+func validateContainers(cs []corev1.Container, names map[string]bool, spec *field.Path, list string, required bool) field.ErrorList {
 	var errs field.ErrorList
 	if required && len(cs) == 0 {
-		return append(errs, field.Required(p, ""))
+		return append(errs, field.Required(spec.Child(list), ""))
 	}
 	for i := range cs {
 		c := &cs[i]
-		ip := func() *field.Path { return p.Index(i) } // built only for an error
+		ip := func() *field.Path { return spec.Child(list).Index(i) } // built only for an error
 		switch {
 		case c.Name == "":
 			errs = append(errs, field.Required(ip().Child("name"), ""))
@@ -227,7 +232,7 @@ func validateContainers(cs []corev1.Container, names map[string]bool, p *field.P
 			errs = append(errs, field.Invalid(ip().Child("image"), c.Image, "must not have leading or trailing whitespace"))
 		}
 		if len(c.Ports) > 0 {
-			errs = append(errs, validateContainerPorts(c.Ports, ip().Child("ports"))...)
+			errs = append(errs, validateContainerPorts(c.Ports, func() *field.Path { return ip().Child("ports") })...)
 		}
 		for j, e := range c.Env {
 			if e.Name == "" {
@@ -239,7 +244,7 @@ func validateContainers(cs []corev1.Container, names map[string]bool, p *field.P
 			}
 		}
 		if len(c.Resources.Limits) > 0 || len(c.Resources.Requests) > 0 {
-			errs = append(errs, validateResources(&c.Resources, ip().Child("resources"))...)
+			errs = append(errs, validateResources(&c.Resources, func() *field.Path { return ip().Child("resources") })...)
 		}
 		switch {
 		case c.ImagePullPolicy == "":
@@ -272,39 +277,41 @@ func validateContainers(cs []corev1.Container, names map[string]bool, p *field.P
 	return errs
 }
 
-func validateContainerPorts(ports []corev1.ContainerPort, p *field.Path) field.ErrorList {
+// validateContainerPorts checks a container's ports; p builds their path
+// (for an error only, as in validatePodSpec).
+func validateContainerPorts(ports []corev1.ContainerPort, p func() *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, port := range ports {
-		ip := p.Index(i)
+		ip := func() *field.Path { return p().Index(i) }
 		if port.Name != "" {
 			if msgs := validation.IsValidPortName(port.Name); len(msgs) != 0 {
 				for _, msg := range msgs {
-					errs = append(errs, field.Invalid(ip.Child("name"), port.Name, msg))
+					errs = append(errs, field.Invalid(ip().Child("name"), port.Name, msg))
 				}
 			} else if names[port.Name] {
-				errs = append(errs, field.Duplicate(ip.Child("name"), port.Name))
+				errs = append(errs, field.Duplicate(ip().Child("name"), port.Name))
 			} else {
 				names[port.Name] = true
 			}
 		}
 		if port.ContainerPort == 0 {
-			errs = append(errs, field.Required(ip.Child("containerPort"), ""))
+			errs = append(errs, field.Required(ip().Child("containerPort"), ""))
 		} else {
 			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
-				errs = append(errs, field.Invalid(ip.Child("containerPort"), port.ContainerPort, msg))
+				errs = append(errs, field.Invalid(ip().Child("containerPort"), port.ContainerPort, msg))
 			}
 		}
 		if port.HostPort != 0 {
 			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
-				errs = append(errs, field.Invalid(ip.Child("hostPort"), port.HostPort, msg))
+				errs = append(errs, field.Invalid(ip().Child("hostPort"), port.HostPort, msg))
 			}
 		}
 		switch {
 		case port.Protocol == "":
-			errs = append(errs, field.Required(ip.Child("protocol"), ""))
+			errs = append(errs, field.Required(ip().Child("protocol"), ""))
 		case !hasValue(supportedPortProtocols, port.Protocol):
-			errs = append(errs, field.NotSupported(ip.Child("protocol"), port.Protocol, supportedPortProtocols))
+			errs = append(errs, field.NotSupported(ip().Child("protocol"), port.Protocol, supportedPortProtocols))
 		}
 	}
 	return errs
@@ -312,25 +319,29 @@ func validateContainerPorts(ports []corev1.ContainerPort, p *field.Path) field.E
 
 // validateResources is validateContainerResourceRequirements: known
 // resource names, non-negative quantities, requests not above limits.
-func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.ErrorList {
+// p builds the path of r (for an error only, as in validatePodSpec).
+func validateResources(r *corev1.ResourceRequirements, p func() *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	limPath, reqPath := p.Child("limits"), p.Child("requests")
+	limPath := func() *field.Path { return p().Child("limits") }
+	reqPath := func() *field.Path { return p().Child("requests") }
 	for _, name := range sortedNames(r.Limits) {
-		errs = append(errs, validateResourceName(name, limPath.Key(string(name)))...)
-		errs = append(errs, validateQuantity(name, r.Limits[name], limPath.Key(string(name)))...)
+		key := func() *field.Path { return limPath().Key(string(name)) }
+		errs = append(errs, validateResourceName(name, key)...)
+		errs = append(errs, validateQuantity(name, r.Limits[name], key)...)
 	}
 	for _, name := range sortedNames(r.Requests) {
 		q := r.Requests[name]
-		errs = append(errs, validateResourceName(name, reqPath.Key(string(name)))...)
-		errs = append(errs, validateQuantity(name, q, reqPath.Key(string(name)))...)
+		key := func() *field.Path { return reqPath().Key(string(name)) }
+		errs = append(errs, validateResourceName(name, key)...)
+		errs = append(errs, validateQuantity(name, q, key)...)
 		if limit, ok := r.Limits[name]; ok {
 			if q.Cmp(limit) != 0 && !overcommitAllowed(name) {
-				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, limit.String())))
+				errs = append(errs, field.Invalid(reqPath(), q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, limit.String())))
 			} else if q.Cmp(limit) > 0 {
-				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
+				errs = append(errs, field.Invalid(reqPath(), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
 			}
 		} else if !overcommitAllowed(name) {
-			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+			errs = append(errs, field.Required(limPath(), "Limit must be set for non overcommitable resources"))
 		}
 	}
 	return errs
@@ -339,7 +350,7 @@ func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.Erro
 func validateResourceList(l corev1.ResourceList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range sortedNames(l) {
-		errs = append(errs, validateQuantity(name, l[name], p.Key(string(name)))...)
+		errs = append(errs, validateQuantity(name, l[name], func() *field.Path { return p.Key(string(name)) })...)
 	}
 	return errs
 }
@@ -349,7 +360,7 @@ func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
 	for n := range l {
 		out = append(out, n)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out) // the names are distinct, so any sort gives this order; sort.Slice allocated a swapper
 	return out
 }
 
@@ -358,12 +369,14 @@ func overcommitAllowed(name corev1.ResourceName) bool {
 		strings.Contains(string(name), "kubernetes.io/"))
 }
 
-func validateResourceName(name corev1.ResourceName, p *field.Path) field.ErrorList {
+// validateResourceName checks a resource name; p builds its path (for an
+// error only).
+func validateResourceName(name corev1.ResourceName, p func() *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range validation.IsQualifiedName(string(name)) {
-		errs = append(errs, field.Invalid(p, name, msg))
-	}
-	if len(errs) > 0 {
+	if !qualifiedNameValid(string(name)) { // IsQualifiedName has messages exactly when this is false
+		for _, msg := range validation.IsQualifiedName(string(name)) {
+			errs = append(errs, field.Invalid(p(), name, msg))
+		}
 		return errs
 	}
 	if !strings.Contains(string(name), "/") {
@@ -371,20 +384,22 @@ func validateResourceName(name corev1.ResourceName, p *field.Path) field.ErrorLi
 		case name == corev1.ResourceCPU, name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage,
 			strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
 		default:
-			errs = append(errs, field.Invalid(p, name, "must be a standard resource for containers"))
+			errs = append(errs, field.Invalid(p(), name, "must be a standard resource for containers"))
 		}
 	} else if !strings.Contains(string(name), "kubernetes.io/") && strings.HasPrefix(string(name), "requests.") {
-		errs = append(errs, field.Invalid(p, name, "doesn't follow extended resource name standard"))
+		errs = append(errs, field.Invalid(p(), name, "doesn't follow extended resource name standard"))
 	}
 	return errs
 }
 
-func validateQuantity(name corev1.ResourceName, q resource.Quantity, p *field.Path) field.ErrorList {
+// validateQuantity checks a quantity; p builds its path (for an error
+// only).
+func validateQuantity(name corev1.ResourceName, q resource.Quantity, p func() *field.Path) field.ErrorList {
 	if q.Cmp(resource.Quantity{}) < 0 {
-		return field.ErrorList{field.Invalid(p, q.String(), apimachineryvalidation.IsNegativeErrorMsg)}
+		return field.ErrorList{field.Invalid(p(), q.String(), apimachineryvalidation.IsNegativeErrorMsg)}
 	}
 	if name == corev1.ResourcePods && q.MilliValue()%1000 != 0 {
-		return field.ErrorList{field.Invalid(p, q.String(), "must be an integer")}
+		return field.ErrorList{field.Invalid(p(), q.String(), "must be an integer")}
 	}
 	return nil
 }
