@@ -26,8 +26,14 @@ func cpuTime() time.Duration {
 // run, the CPU time it took (all cores, GC included) and the heap left in
 // use per pod, everything included (store,
 // history since the last compaction, trace, Events, indexes, queues).
-func BenchmarkDeployments1000x150(b *testing.B) {
-	const deployments, replicas = 1000, 150
+func BenchmarkDeployments1000x150(b *testing.B) { benchmarkDeployments(b, 1000, 150) }
+
+// BenchmarkDeployments100x150 is BenchmarkDeployments1000x150 at a tenth
+// of the size (15,000 pods), small enough to run with -benchmem and
+// -memprofile on a shared machine.
+func BenchmarkDeployments100x150(b *testing.B) { benchmarkDeployments(b, 100, 150) }
+
+func benchmarkDeployments(b *testing.B, deployments, replicas int) {
 	VerifyTallies = false // measure the controller, not its test-time cross-check
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -39,7 +45,7 @@ func BenchmarkDeployments1000x150(b *testing.B) {
 
 		c := newCluster(b)
 		for j := 0; j < deployments; j++ {
-			d := makeDeployment(fmt.Sprintf("app-%04d", j), replicas).obj()
+			d := makeDeployment(fmt.Sprintf("app-%04d", j), int32(replicas)).obj()
 			c.create(d)
 		}
 		c.run()

@@ -390,7 +390,8 @@ func (c *ReplicaSetController) manageReplicas(pods []*corev1.Pod, rs *appsv1.Rep
 	if diff < 0 {
 		n := min(-diff, BurstReplicas)
 		c.exp.ExpectCreations(key, n)
-		created, err := slowStartBatch(n, SlowStartInitialBatchSize, func() error { return c.createPod(rs, col) })
+		tmpl := newPodTemplate(rs)
+		created, err := slowStartBatch(n, SlowStartInitialBatchSize, func() error { return c.createPod(&tmpl, col) })
 		for i := created; i < n; i++ {
 			// Never attempted or failed: the watch will not show them.
 			c.exp.CreationObserved(key)
@@ -446,39 +447,55 @@ func slowStartBatch(count, initial int, fn func() error) (int, error) {
 	return successes, nil
 }
 
+// podTemplate is what the pods one sync creates for a ReplicaSet share:
+// its generateName "<rs>-", its controller reference, and the words of
+// the trace step creating each. Kube builds these per pod and copies the
+// template's label and annotation maps; kubeloop's pods share all of
+// them, read-only like everything in a stored object (whoever changes a
+// pod's labels or owners copies the pod first; an append to the one-entry
+// owner list copies it), so a ReplicaSet's pods keep one copy between them.
+type podTemplate struct {
+	rs                    *appsv1.ReplicaSet
+	generateName          string
+	owners                []metav1.OwnerReference
+	traceObject, traceMsg string
+}
+
+func newPodTemplate(rs *appsv1.ReplicaSet) podTemplate {
+	return podTemplate{rs: rs, generateName: rs.Name + "-",
+		owners:      []metav1.OwnerReference{*metav1.NewControllerRef(rs, replicaSetGVK)},
+		traceObject: "replicaset/" + rs.Name, traceMsg: "Creating pod from the template of replicaset/" + rs.Name}
+}
+
 // podFromTemplate builds a pod as the ReplicaSet controller does
 // (GetPodFromTemplate): the template's labels, annotations, finalizers and
-// spec, generateName "<rs>-", and the ReplicaSet as its controller.
-//
-// Kube copies the label and annotation maps; kubeloop's pods share them
-// with the template, read-only like every stored object's maps (whoever
-// changes a pod's labels copies the pod first), so a ReplicaSet's pods
-// keep one pair of maps between them. The spec is copied: the API server's
-// defaulting fills it in.
-func podFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
-	t := &rs.Spec.Template
+// spec, generateName "<rs>-", and the ReplicaSet as its controller. The
+// spec is copied: the API server's defaulting fills it in.
+func podFromTemplate(pt *podTemplate) *corev1.Pod {
+	t := &pt.rs.Spec.Template
 	p := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace:       rs.Namespace,
-			GenerateName:    rs.Name + "-",
+			Namespace:       pt.rs.Namespace,
+			GenerateName:    pt.generateName,
 			Labels:          t.Labels,
 			Annotations:     t.Annotations,
 			Finalizers:      append([]string(nil), t.Finalizers...),
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, replicaSetGVK)},
+			OwnerReferences: slices.Clip(pt.owners),
 		},
 	}
 	t.Spec.DeepCopyInto(&p.Spec)
 	return p
 }
 
-func (c *ReplicaSetController) createPod(rs *appsv1.ReplicaSet, col trace.Column) error {
+func (c *ReplicaSetController) createPod(pt *podTemplate, col trace.Column) error {
+	rs := pt.rs
 	why := whyCreateReplace
 	if col == trace.Declare {
 		why = whyCreateDeclare
 	}
-	seq := c.record(col, rs.Namespace, "replicaset/"+rs.Name, "Creating pod from the template of replicaset/"+rs.Name, why)
-	created, err := c.env.API.Create(c.actor(seq), podFromTemplate(rs))
+	seq := c.record(col, rs.Namespace, pt.traceObject, pt.traceMsg, why)
+	created, err := c.env.API.Create(c.actor(seq), podFromTemplate(pt))
 	if err != nil {
 		msg := "Error creating: " + err.Error()
 		c.env.Trace.Amend(seq, "", msg)
