@@ -219,7 +219,7 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 		c.nodes[p.Spec.NodeName] = ni
 	}
 	ni.AddPod(pi)
-	c.topo.podChanged(nil, p, ni)
+	c.topo.podChanged(cp, nil, p, ni)
 	return pi
 }
 
@@ -233,7 +233,7 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 	}
 	ni := c.nodes[cp.node]
 	old := cp.info.Requests
-	c.topo.podChanged(cp.info.Pod, p, ni)
+	c.topo.podChanged(cp, cp.info.Pod, p, ni)
 	ni.RemovePod(&cp.info)
 	cp.info.Update(p)
 	ni.AddPod(&cp.info)
@@ -249,7 +249,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 	}
 	delete(c.pods, p.UID)
 	ni := c.nodes[cp.node]
-	c.topo.podChanged(cp.info.Pod, nil, ni)
+	c.topo.podChanged(cp, cp.info.Pod, nil, ni)
 	ni.RemovePod(&cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {
 		delete(c.nodes, cp.node)

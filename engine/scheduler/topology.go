@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -44,7 +43,7 @@ type topoIndex struct {
 	// (only Exists/NotIn requirements) are in unanchored.
 	byAnchor   map[string][]*countIndex
 	unanchored []*countIndex
-	byLabel    map[string]map[types.UID]struct{} // "key=value" -> bound pods with that label
+	byLabel    map[string]map[*cachedPod]struct{} // "key=value" -> bound pods with that label
 	terms      map[string]*framework.ExistingTerm
 	termLst    []*framework.ExistingTerm // sorted by key, nil when stale
 	domains    map[string]*domainIndex
@@ -80,19 +79,20 @@ func (t *topoIndex) resetCounts() {
 	t.unanchored = nil
 }
 
-// labelPods files (d=1) or unfiles (d=-1) a bound pod under its labels.
-func (t *topoIndex) labelPods(p *corev1.Pod, d int) {
+// labelPods files (d=1) or unfiles (d=-1) a bound pod under the labels of
+// p, its version before (d=-1) or after (d=1) a change.
+func (t *topoIndex) labelPods(cp *cachedPod, p *corev1.Pod, d int) {
 	for k, v := range p.Labels {
 		set := t.byLabel[k+"="+v] // a lookup: the pair is built on the stack
 		if d > 0 {
 			if set == nil {
-				set = map[types.UID]struct{}{}
+				set = map[*cachedPod]struct{}{}
 				t.byLabel[k+"="+v] = set
 			}
-			set[p.UID] = struct{}{}
+			set[cp] = struct{}{}
 			continue
 		}
-		delete(set, p.UID)
+		delete(set, cp)
 		if len(set) == 0 {
 			delete(t.byLabel, k+"="+v)
 		}
@@ -150,11 +150,13 @@ func (t *topoIndex) ensure() {
 	t.terms = map[string]*framework.ExistingTerm{}
 	t.termLst = nil
 	t.domains = map[string]*domainIndex{}
-	t.byLabel = map[string]map[types.UID]struct{}{}
+	t.byLabel = map[string]map[*cachedPod]struct{}{}
 	for _, ni := range t.c.NodeInfos() {
 		for _, pi := range ni.Pods {
 			t.addTerms(pi.Pod, ni, 1)
-			t.labelPods(pi.Pod, 1)
+			if cp := t.c.pods[pi.Pod.UID]; cp != nil {
+				t.labelPods(cp, pi.Pod, 1)
+			}
 		}
 	}
 }
@@ -199,8 +201,8 @@ func (t *topoIndex) valueOf(ni *framework.NodeInfo, key string) (string, int32, 
 }
 
 // podChanged applies a pod's arrival (old nil), departure (cur nil) or
-// update on a node.
-func (t *topoIndex) podChanged(old, cur *corev1.Pod, ni *framework.NodeInfo) {
+// update on a node; cp is the pod in the cache.
+func (t *topoIndex) podChanged(cp *cachedPod, old, cur *corev1.Pod, ni *framework.NodeInfo) {
 	if !t.valid || ni == nil || ni.Node() == nil || ni.Index < 0 {
 		return
 	}
@@ -209,12 +211,12 @@ func (t *topoIndex) podChanged(old, cur *corev1.Pod, ni *framework.NodeInfo) {
 	}
 	if old != nil {
 		t.countChange(old, ni, -1)
-		t.labelPods(old, -1)
+		t.labelPods(cp, old, -1)
 		t.addTerms(old, ni, -1)
 	}
 	if cur != nil {
 		t.countChange(cur, ni, 1)
-		t.labelPods(cur, 1)
+		t.labelPods(cp, cur, 1)
 		t.addTerms(cur, ni, 1)
 	}
 }
@@ -344,11 +346,9 @@ func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts 
 	if anchor := anchorOf(&ci.q); anchor != "" {
 		// Only pods carrying the anchor can count: read those, not all.
 		// (Counting is a sum, so the set's order does not matter.)
-		for uid := range t.byLabel[anchor] {
-			if cp := t.c.pods[uid]; cp != nil {
-				if ni := t.c.nodes[cp.node]; ni != nil {
-					count(cp.info.Pod, ni)
-				}
+		for cp := range t.byLabel[anchor] {
+			if ni := t.c.nodes[cp.node]; ni != nil {
+				count(cp.info.Pod, ni)
 			}
 		}
 		t.byAnchor[anchor] = append(t.byAnchor[anchor], ci)
