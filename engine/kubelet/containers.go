@@ -140,10 +140,8 @@ func (k *Kubelet) scheduleProcess(p *podState, c *ctr) {
 	loop := k.m.env.Loop
 	now := k.now()
 	at, ok := c.proc.Next()
-	for _, t := range c.proc.HealthChanges() {
-		if t > now && (!ok || t < at) {
-			at, ok = t, true
-		}
+	if t, changes := c.proc.NextHealthChange(now); changes && (!ok || t < at) {
+		at, ok = t, true
 	}
 	if c.procTimer.Pending() {
 		if ok && c.procTimer.At() == at {
@@ -152,6 +150,7 @@ func (k *Kubelet) scheduleProcess(p *podState, c *ctr) {
 		loop.Cancel(c.procTimer)
 	}
 	if !ok {
+		c.procFn = nil // nothing to wake for: a quiet container keeps no closure
 		return
 	}
 	if c.procFn == nil {

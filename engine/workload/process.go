@@ -193,18 +193,24 @@ func (p *Process) Next() (sim.Tick, bool) {
 	return at, at >= 0
 }
 
-// HealthChanges lists the instants after start at which the answers of its
-// HTTP and TCP endpoints change by themselves: when it starts serving, and
-// when it turns unhealthy.
-func (p *Process) HealthChanges() []sim.Tick {
+// NextHealthChange is the first instant after now at which the answers of
+// its HTTP and TCP endpoints change by themselves: when it starts serving,
+// or when it turns unhealthy. It reports false if none is to come.
+func (p *Process) NextHealthChange(now sim.Tick) (sim.Tick, bool) {
 	if !p.own {
-		return nil
+		return 0, false
 	}
-	out := []sim.Tick{p.start + p.mode.StartupTime}
+	at, ok := sim.Tick(0), false
+	consider := func(t sim.Tick) {
+		if t > now && (!ok || t < at) {
+			at, ok = t, true
+		}
+	}
+	consider(p.start + p.mode.StartupTime)
 	if h := p.mode.Behavior.HealthyFor; h > 0 {
-		out = append(out, p.start+h)
+		consider(p.start + h)
 	}
-	return out
+	return at, ok
 }
 
 // Step moves the process to now and reports whether it has exited.
