@@ -2,13 +2,13 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -66,6 +66,19 @@ type ReplicaSetController struct {
 	// statusBody is the body of every status write, reused (see
 	// updateStatus).
 	statusBody appsv1.ReplicaSet
+	// keys are the ReplicaSets' queue keys by UID, made once rather than
+	// for each of their pods' events.
+	keys map[types.UID]string
+	// resolved memoizes resolve during one Observe: a pod event looks its
+	// ReplicaSet up three times (the tally's old and new shares, the
+	// queueing), and the store does not change while events are delivered.
+	resolved resolvedRef
+}
+
+type resolvedRef struct {
+	namespace, name string
+	uid             types.UID
+	rs              *appsv1.ReplicaSet
 }
 
 var _ component.Reactor = (*ReplicaSetController)(nil)
@@ -75,7 +88,7 @@ func NewReplicaSetController(env component.Env) *ReplicaSetController {
 	EnsureIndexes(env.Store)
 	c := &ReplicaSetController{worker: newWorker(ReplicaSetControllerName, env, ReplicaSetWorkers),
 		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{},
-		tallies: map[types.UID]*tally{}}
+		tallies: map[types.UID]*tally{}, keys: map[types.UID]string{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -85,6 +98,12 @@ func NewReplicaSetController(env component.Env) *ReplicaSetController {
 // expectations), or, for an orphan pod, every ReplicaSet that could adopt
 // it.
 func (c *ReplicaSetController) Observe(ev store.Event) {
+	c.resolved = resolvedRef{}
+	c.observe(ev)
+	c.resolved = resolvedRef{}
+}
+
+func (c *ReplicaSetController) observe(ev store.Event) {
 	c.observedRev = ev.Rev
 	switch ev.Kind {
 	case kinds.ReplicaSet:
@@ -93,6 +112,7 @@ func (c *ReplicaSetController) Observe(ev store.Event) {
 			c.exp.Delete(key)
 			delete(c.specCause, key)
 			delete(c.declaring, key)
+			delete(c.keys, ev.Object.GetUID())
 			c.forgetTally(ev.Object.GetUID())
 		} else if ev.Old == nil || ev.Old.GetGeneration() != ev.Object.GetGeneration() {
 			c.specCause[key] = ev.Cause
@@ -110,7 +130,7 @@ func (c *ReplicaSetController) Observe(ev store.Event) {
 			}
 			if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 				if rs := c.resolve(p.Namespace, ref); rs != nil {
-					key := Key(rs)
+					key := c.keyOf(rs)
 					c.exp.CreationObserved(key)
 					c.queue.Add(key, ev.Cause)
 				}
@@ -126,7 +146,7 @@ func (c *ReplicaSetController) Observe(ev store.Event) {
 }
 
 func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
-	labelsChanged := !equality.Semantic.DeepEqual(old.Labels, cur.Labels)
+	labelsChanged := !maps.Equal(old.Labels, cur.Labels) // Semantic.DeepEqual: nil and empty are equal
 	if cur.DeletionTimestamp != nil {
 		// A graceful deletion: the ReplicaSet counts the pod as gone now.
 		c.deletePod(cur, cause)
@@ -136,10 +156,10 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
 		return
 	}
 	curRef, oldRef := metav1.GetControllerOfNoCopy(cur), metav1.GetControllerOfNoCopy(old)
-	refChanged := !equality.Semantic.DeepEqual(curRef, oldRef)
+	refChanged := !ownerRefEqual(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rs := c.resolve(old.Namespace, oldRef); rs != nil {
-			c.queue.Add(Key(rs), cause)
+			c.queue.Add(c.keyOf(rs), cause)
 		}
 	}
 	if curRef != nil {
@@ -147,11 +167,11 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
 		if rs == nil {
 			return
 		}
-		c.queue.Add(Key(rs), cause)
+		c.queue.Add(c.keyOf(rs), cause)
 		if !IsPodReady(old) && IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
 			// Look again when the pod becomes available, plus a second
 			// against clock skew, as kube does.
-			c.queue.AddAfter(Key(rs), cause, sim.Seconds(int64(rs.Spec.MinReadySeconds))+sim.Second)
+			c.queue.AddAfter(c.keyOf(rs), cause, sim.Seconds(int64(rs.Spec.MinReadySeconds))+sim.Second)
 		}
 		return
 	}
@@ -169,8 +189,19 @@ func (c *ReplicaSetController) deletePod(p *corev1.Pod, cause uint64) {
 	if rs == nil {
 		return
 	}
-	c.exp.DeletionObserved(Key(rs), Key(p))
-	c.queue.Add(Key(rs), cause)
+	key := c.keyOf(rs)
+	c.exp.DeletionObserved(key, Key(p))
+	c.queue.Add(key, cause)
+}
+
+// keyOf is Key(rs), made once per ReplicaSet.
+func (c *ReplicaSetController) keyOf(rs *appsv1.ReplicaSet) string {
+	if k, ok := c.keys[rs.UID]; ok && rs.UID != "" {
+		return k
+	}
+	k := Key(rs)
+	c.keys[rs.UID] = k
+	return k
 }
 
 // resolve returns the ReplicaSet a controller reference points to, if it
@@ -179,11 +210,27 @@ func (c *ReplicaSetController) resolve(namespace string, ref *metav1.OwnerRefere
 	if ref.Kind != "ReplicaSet" {
 		return nil
 	}
+	if r := &c.resolved; r.rs != nil && r.uid == ref.UID && r.name == ref.Name && r.namespace == namespace {
+		return r.rs
+	}
 	o, ok := c.env.Store.Lookup(kinds.ReplicaSet, namespace, ref.Name)
 	if !ok || o.GetUID() != ref.UID {
 		return nil
 	}
-	return o.(*appsv1.ReplicaSet)
+	rs := o.(*appsv1.ReplicaSet)
+	c.resolved = resolvedRef{namespace: namespace, name: ref.Name, uid: ref.UID, rs: rs}
+	return rs
+}
+
+// ownerRefEqual is equality.Semantic.DeepEqual for two controller
+// references, without reflection: both nil, or equal field by field, the
+// *bool fields by what they point to.
+func ownerRefEqual(a, b *metav1.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
 }
 
 // enqueueAdopters queues the ReplicaSets whose selector matches an orphan

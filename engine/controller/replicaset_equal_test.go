@@ -49,3 +49,37 @@ func TestReplicaSetConditionEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerRefEqual checks ownerRefEqual against equality.Semantic.DeepEqual.
+func TestOwnerRefEqual(t *testing.T) {
+	if n := reflect.TypeOf(metav1.OwnerReference{}).NumField(); n != 6 {
+		t.Fatalf("OwnerReference has %d fields; ownerRefEqual compares 6", n)
+	}
+	yes, no := true, false
+	base := func() *metav1.OwnerReference {
+		y := true
+		return &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "a", UID: "u", Controller: &y, BlockOwnerDeletion: &y}
+	}
+	changes := map[string]func(*metav1.OwnerReference) *metav1.OwnerReference{
+		"same":                    func(r *metav1.OwnerReference) *metav1.OwnerReference { return r },
+		"nil":                     func(*metav1.OwnerReference) *metav1.OwnerReference { return nil },
+		"apiVersion":              func(r *metav1.OwnerReference) *metav1.OwnerReference { r.APIVersion = "v1"; return r },
+		"kind":                    func(r *metav1.OwnerReference) *metav1.OwnerReference { r.Kind = "Job"; return r },
+		"name":                    func(r *metav1.OwnerReference) *metav1.OwnerReference { r.Name = "b"; return r },
+		"uid":                     func(r *metav1.OwnerReference) *metav1.OwnerReference { r.UID = "v"; return r },
+		"controllerFalse":         func(r *metav1.OwnerReference) *metav1.OwnerReference { r.Controller = &no; return r },
+		"controllerNil":           func(r *metav1.OwnerReference) *metav1.OwnerReference { r.Controller = nil; return r },
+		"controllerOtherTrue":     func(r *metav1.OwnerReference) *metav1.OwnerReference { r.Controller = &yes; return r },
+		"blockOwnerDeletionFalse": func(r *metav1.OwnerReference) *metav1.OwnerReference { r.BlockOwnerDeletion = &no; return r },
+		"blockOwnerDeletionNil":   func(r *metav1.OwnerReference) *metav1.OwnerReference { r.BlockOwnerDeletion = nil; return r },
+	}
+	for name, change := range changes {
+		for _, a := range []*metav1.OwnerReference{base(), nil} {
+			b := change(base())
+			want := equality.Semantic.DeepEqual(a, b)
+			if got := ownerRefEqual(a, b); got != want {
+				t.Errorf("%s (from %v): ownerRefEqual = %v; Semantic.DeepEqual = %v", name, a, got, want)
+			}
+		}
+	}
+}
