@@ -122,7 +122,8 @@ func (s *Server) expireEvents() {
 		e := *f
 		l.queue.pop()
 		o, ok := s.store.Lookup(kinds.Event, e.namespace, e.name)
-		if ok && o.GetResourceVersion() == strconv.FormatInt(e.rev, 10) {
+		var rv [20]byte // e.rev in decimal, compared without allocating a string
+		if ok && o.GetResourceVersion() == string(strconv.AppendInt(rv[:0], e.rev, 10)) {
 			due = append(due, e) // not deleted already, nor written again since (renewed)
 		}
 	}

@@ -457,7 +457,10 @@ func (s *Server) Delete(a Actor, k *kinds.Kind, namespace, name string, opts Del
 	case metav1.DeletePropagationOrphan:
 		finalizers = addString(finalizers, metav1.FinalizerOrphanDependents)
 	}
-	message := kubectlQuoted(k, name) + " deleted"
+	message := "" // what declare traces, for a learner's request only
+	if a.learner() {
+		message = kubectlQuoted(k, name) + " deleted"
+	}
 	if grace == 0 && len(finalizers) == 0 {
 		cause := s.declare(a, k, namespace, name, message, "deleted")
 		_, rev, err := s.store.Delete(k, namespace, name, "", cause)
