@@ -14,9 +14,12 @@ import (
 
 // What the pods of one template have in common is made once per Manager
 // and shared by every pod and node: the parsed image reference, and the
-// trace and event messages that name only an image or a container. A
-// Deployment's 150 replicas then keep one copy of "Started container web"
-// between them, in the trace and in their Events, instead of 150. Every
+// trace and event messages that name only an image or a container (or an
+// image and a pull's timings, which pods queued alike on different nodes
+// share). A Deployment's 150 replicas then keep one copy of "Started
+// container web" between them, in the trace and in their Events, instead
+// of 150; and status values that depend only on an instant (startTime, a
+// running state) are shared by the pods that reach it together. Every
 // value here is immutable once made.
 
 // maxShared bounds each cache: names come from pod templates, so a real
