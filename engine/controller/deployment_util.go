@@ -234,6 +234,9 @@ func equalLabelsIgnoring(a, b map[string]string, ignore string) bool {
 // byCreation sorts ReplicaSets oldest first, by name on ties
 // (controller.ReplicaSetsByCreationTimestamp).
 func byCreation(rss []*appsv1.ReplicaSet) {
+	if len(rss) < 2 {
+		return // nothing to order; SliceStable would still allocate
+	}
 	sort.SliceStable(rss, func(i, j int) bool {
 		a, b := rss[i], rss[j]
 		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {

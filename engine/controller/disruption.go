@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -66,7 +67,7 @@ func (c *DisruptionController) Observe(ev store.Event) {
 	case kinds.Pod:
 		c.enqueueFor(ev.Object.(*corev1.Pod), ev.Cause)
 		if ev.Old != nil {
-			if old := ev.Old.(*corev1.Pod); !equality.Semantic.DeepEqual(old.Labels, ev.Object.GetLabels()) {
+			if old := ev.Old.(*corev1.Pod); !maps.Equal(old.Labels, ev.Object.GetLabels()) { // as Semantic.DeepEqual: nil and empty are equal
 				c.enqueueFor(old, ev.Cause)
 			}
 		}
@@ -81,6 +82,9 @@ func (c *DisruptionController) Observe(ev store.Event) {
 }
 
 func (c *DisruptionController) enqueueFor(p *corev1.Pod, cause uint64) {
+	if c.env.Store.Count(kinds.PDB) == 0 {
+		return // no budget to queue: skip listing them for every pod event
+	}
 	for _, o := range c.env.Store.List(kinds.PDB, p.Namespace) {
 		pdb := o.(*policyv1.PodDisruptionBudget)
 		if pdbSelects(pdb, p) {

@@ -2,6 +2,8 @@ package controller
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +105,7 @@ func (c *EndpointSliceController) Observe(ev store.Event) {
 		var old *corev1.Pod
 		if ev.Type == store.Modified {
 			old = ev.Old.(*corev1.Pod)
-			if !podEndpointChanged(old, p) && equality.Semantic.DeepEqual(old.Labels, p.Labels) {
+			if !podEndpointChanged(old, p) && maps.Equal(old.Labels, p.Labels) { // as Semantic.DeepEqual: nil and empty are equal
 				return
 			}
 		}
@@ -142,7 +144,7 @@ func podEndpointChanged(a, b *corev1.Pod) bool {
 		(a.DeletionTimestamp != nil) != (b.DeletionTimestamp != nil) ||
 		a.Spec.NodeName != b.Spec.NodeName ||
 		a.Status.PodIP != b.Status.PodIP ||
-		!equality.Semantic.DeepEqual(a.Status.PodIPs, b.Status.PodIPs) ||
+		!slices.Equal(a.Status.PodIPs, b.Status.PodIPs) || // as Semantic.DeepEqual: nil and empty are equal
 		isPodTerminal(a) != isPodTerminal(b) ||
 		a.Spec.Hostname != b.Spec.Hostname || a.Spec.Subdomain != b.Spec.Subdomain
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,15 +179,24 @@ func (c *TaintEvictionController) Observe(ev store.Event) {
 		p := ev.Object.(*corev1.Pod)
 		if ev.Type == store.Modified {
 			old := ev.Old.(*corev1.Pod)
-			if old.Spec.NodeName == p.Spec.NodeName && equality.Semantic.DeepEqual(old.Spec.Tolerations, p.Spec.Tolerations) {
+			if old.Spec.NodeName == p.Spec.NodeName && slices.EqualFunc(old.Spec.Tolerations, p.Spec.Tolerations, tolerationEqual) {
 				return
 			}
 		}
 		if p.Spec.NodeName == "" && ev.Type != store.Deleted {
 			return
 		}
-		c.queue.Add("pod:"+Key(p), ev.Cause)
+		c.queue.Add("pod:"+p.Namespace+"/"+p.Name, ev.Cause)
 	}
+}
+
+// tolerationEqual is equality.Semantic.DeepEqual for tolerations, without
+// reflection (it runs for every pod update); slices.EqualFunc, like
+// Semantic, takes nil and empty lists as equal.
+func tolerationEqual(a, b corev1.Toleration) bool {
+	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect &&
+		(a.TolerationSeconds == nil) == (b.TolerationSeconds == nil) &&
+		(a.TolerationSeconds == nil || *a.TolerationSeconds == *b.TolerationSeconds)
 }
 
 // Reconcile handles "node:NAME", "pod:NS/NAME" and "evict:NS/NAME" keys.
