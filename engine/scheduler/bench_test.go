@@ -60,7 +60,7 @@ func BenchmarkSchedulingCycle(b *testing.B) {
 			if a.err != nil {
 				b.Fatalf("pod %d: %v", i, a.err)
 			}
-			s.explain.add(a.decision)
+			s.explain.add(qp.Pod, a.decision)
 			objs[i].Spec.NodeName = a.node // the bound pod, as the watch delivers it
 			s.cache.AddPod(objs[i])
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/sim"
 )
@@ -135,13 +137,17 @@ type explainStore struct {
 	norm      []uint8
 	scoreHead uint64
 	perPod    int
-	history   map[string][]decisionRec // namespace/name -> attempts, oldest first
+	history   map[podKey][]decisionRec // attempts, oldest first
 }
+
+// podKey is a pod's namespace and name, the pod object's own strings: a
+// key that allocates nothing.
+type podKey struct{ namespace, name string }
 
 // decisionRec is a Decision as the store keeps it until `why` asks: every
 // pod keeps one per attempt, so it is compact (less than half a Decision):
-// counts as int32, no pod name (the history's key) and none of the views
-// that fill makes from the profile.
+// counts as int32, no pod name (the history's key: Decision.Pod is made
+// from it) and none of the views that fill makes from the profile.
 type decisionRec struct {
 	time                  sim.Tick
 	score                 int64
@@ -170,8 +176,8 @@ func compactDecision(d *Decision) decisionRec {
 
 // decision is the record as a Decision of the pod key (without the views
 // fill makes).
-func (r *decisionRec) decision(key string) Decision {
-	return Decision{Pod: key, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score, Ties: int(r.ties),
+func (r *decisionRec) decision(key podKey) Decision {
+	return Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score, Ties: int(r.ties),
 		AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind), Percentage: r.percentage,
 		Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible), Scored: int(r.scored),
 		Message: r.message, Nominated: r.nominated, Preemption: r.preemption, prof: r.prof,
@@ -184,7 +190,7 @@ func newExplainStore(records, perPod int) *explainStore {
 		size <<= 1
 	}
 	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
-		perPod: perPod, history: map[string][]decisionRec{}}
+		perPod: perPod, history: map[podKey][]decisionRec{}}
 }
 
 // next hands out the node record at the head of the ring.
@@ -213,20 +219,22 @@ func (x *explainStore) kept(d *Decision) bool {
 		d.nScores <= len(x.raw) && x.scoreHead-d.scorePos <= uint64(len(x.raw))
 }
 
-func (x *explainStore) add(d Decision) {
-	h := x.history[d.Pod]
+// add records an attempt to schedule pod.
+func (x *explainStore) add(pod *corev1.Pod, d Decision) {
+	k := podKey{pod.Namespace, pod.Name}
+	h := x.history[k]
 	if len(h) >= x.perPod {
 		copy(h, h[1:])
 		h = h[:len(h)-1]
 	}
-	x.history[d.Pod] = append(h, compactDecision(&d))
+	x.history[k] = append(h, compactDecision(&d))
 }
 
-func (x *explainStore) forget(key string) { delete(x.history, key) }
+func (x *explainStore) forget(pod *corev1.Pod) { delete(x.history, podKey{pod.Namespace, pod.Name}) }
 
 // explain returns copies of a pod's decisions with the node records still
 // kept filled in.
-func (x *explainStore) explain(key string) []Decision {
+func (x *explainStore) explain(key podKey) []Decision {
 	h := x.history[key]
 	out := make([]Decision, len(h))
 	for i := range h {

@@ -32,7 +32,7 @@ func benchPlacement(b *testing.B, nodes, init, measured int, mkInit, mkMeasured 
 			if a.err != nil {
 				b.Fatalf("%s: %v", p.Name, a.err)
 			}
-			s.explain.add(a.decision)
+			s.explain.add(qp.Pod, a.decision)
 			p.Spec.NodeName = a.node
 			s.cache.AddPod(p)
 			return a

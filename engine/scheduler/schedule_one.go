@@ -89,7 +89,7 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	a := &sc.attempt
 	*a = attempt{}
 	d := &a.decision
-	*d = Decision{Pod: pi.Key(), Attempt: qp.Attempts, Time: s.env.Loop.Now(), AllNodes: len(nodes), prof: s.prof,
+	*d = Decision{Attempt: qp.Attempts, Time: s.env.Loop.Now(), AllNodes: len(nodes), prof: s.prof,
 		pos: s.explain.head}
 	a.diag.NodeToStatus = sc.statuses
 	defer func() {
@@ -265,7 +265,7 @@ func (s *Scheduler) scheduleOne(qp *framework.QueuedPodInfo) {
 		a.decision.Message = a.err.Error()
 		s.notePreemption(a)
 	}
-	s.explain.add(a.decision)
+	s.explain.add(qp.Pod, a.decision)
 	if a.err != nil {
 		s.preempt(qp, a)
 		s.handleFailure(qp, a)

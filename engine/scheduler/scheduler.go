@@ -108,7 +108,7 @@ func (s *Scheduler) Framework() *framework.Framework { return s.fw }
 // most the last 3), for `why pod/X`. Per-node tables are filled in while
 // still kept.
 func (s *Scheduler) Explain(namespace, pod string) []Decision {
-	return s.explain.explain(namespace + "/" + pod)
+	return s.explain.explain(podKey{namespace, pod})
 }
 
 // Queued reports how many pods wait in the activeQ, the backoffQ and among
@@ -156,7 +156,7 @@ func (s *Scheduler) observePod(ev store.Event) {
 	s.nominated.observe(ev)
 	if ev.Type == store.Deleted {
 		s.queue.Delete(cur.UID)
-		s.explain.forget(cur.Namespace + "/" + cur.Name)
+		s.explain.forget(cur)
 		if s.cache.RemovePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, cur, nil, ev.Cause)
 		}
