@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,11 +33,22 @@ import (
 // they are empty. status_equal_test.go checks these functions against
 // Semantic.DeepEqual on many statuses, and that every field of each type
 // is covered: a new field in k8s.io/api makes it fail until it is added.
+//
+// Equal, for a whole object, has the same treatment for the Lease: the
+// kubelets renew their node's Lease every ten seconds, the steady load of
+// a cluster that has settled.
 
 // semanticEqual compares rarely set fields the slow way.
 func semanticEqual(a, b any) bool { return equality.Semantic.DeepEqual(a, b) }
 
 func timeEqual(a, b *metav1.Time) bool { return a.UTC() == b.UTC() }
+
+func microTimePtrEqual(a, b *metav1.MicroTime) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.UTC() == b.UTC()
+}
 
 func timePtrEqual(a, b *metav1.Time) bool {
 	if a == nil || b == nil {
@@ -214,4 +226,29 @@ func nodeSystemInfoEqual(a, b *corev1.NodeSystemInfo) bool {
 		a.KubeProxyVersion == b.KubeProxyVersion && a.OperatingSystem == b.OperatingSystem &&
 		a.Architecture == b.Architecture &&
 		(a.Swap == nil && b.Swap == nil || semanticEqual(a.Swap, b.Swap))
+}
+
+// leaseEqual is Equal for two Leases: everything but resourceVersion.
+func leaseEqual(a, b *coordinationv1.Lease) bool {
+	x, y := &a.Spec, &b.Spec
+	return a.TypeMeta == b.TypeMeta && objectMetaEqual(&a.ObjectMeta, &b.ObjectMeta) &&
+		ptrEqual(x.HolderIdentity, y.HolderIdentity) && ptrEqual(x.LeaseDurationSeconds, y.LeaseDurationSeconds) &&
+		microTimePtrEqual(x.AcquireTime, y.AcquireTime) && microTimePtrEqual(x.RenewTime, y.RenewTime) &&
+		ptrEqual(x.LeaseTransitions, y.LeaseTransitions) && ptrEqual(x.Strategy, y.Strategy) &&
+		ptrEqual(x.PreferredHolder, y.PreferredHolder)
+}
+
+// objectMetaEqual compares metadata but for resourceVersion.
+func objectMetaEqual(a, b *metav1.ObjectMeta) bool {
+	return a.Name == b.Name && a.GenerateName == b.GenerateName && a.Namespace == b.Namespace &&
+		a.SelfLink == b.SelfLink && a.UID == b.UID && a.Generation == b.Generation &&
+		timeEqual(&a.CreationTimestamp, &b.CreationTimestamp) && timePtrEqual(a.DeletionTimestamp, b.DeletionTimestamp) &&
+		ptrEqual(a.DeletionGracePeriodSeconds, b.DeletionGracePeriodSeconds) &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
+		slicesEqual(a.OwnerReferences, b.OwnerReferences, func(a, b *metav1.OwnerReference) bool {
+			return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+				ptrEqual(a.Controller, b.Controller) && ptrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+		}) &&
+		comparableSlicesEqual(a.Finalizers, b.Finalizers) &&
+		(len(a.ManagedFields)+len(b.ManagedFields) == 0 || semanticEqual(a.ManagedFields, b.ManagedFields))
 }

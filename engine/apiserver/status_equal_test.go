@@ -8,10 +8,15 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
 // TestStatusEqualCoversEveryField fails when k8s.io/api adds a field to a
@@ -50,6 +55,14 @@ func TestStatusEqualCoversEveryField(t *testing.T) {
 			"ContainerRuntimeVersion", "KubeletVersion", "KubeProxyVersion", "OperatingSystem", "Architecture", "Swap"},
 		reflect.TypeFor[corev1.ContainerImage](): {"Names", "SizeBytes"},
 		reflect.TypeFor[corev1.AttachedVolume](): {"Name", "DevicePath"},
+		reflect.TypeFor[coordinationv1.Lease]():  {"TypeMeta", "ObjectMeta", "Spec"},
+		reflect.TypeFor[coordinationv1.LeaseSpec](): {"HolderIdentity", "LeaseDurationSeconds", "AcquireTime", "RenewTime",
+			"LeaseTransitions", "Strategy", "PreferredHolder"},
+		reflect.TypeFor[metav1.TypeMeta](): {"Kind", "APIVersion"},
+		reflect.TypeFor[metav1.ObjectMeta](): {"Name", "GenerateName", "Namespace", "SelfLink", "UID", "ResourceVersion",
+			"Generation", "CreationTimestamp", "DeletionTimestamp", "DeletionGracePeriodSeconds", "Labels", "Annotations",
+			"OwnerReferences", "Finalizers", "ManagedFields"},
+		reflect.TypeFor[metav1.OwnerReference](): {"APIVersion", "Kind", "Name", "UID", "Controller", "BlockOwnerDeletion"},
 	} {
 		var got []string
 		for i := range typ.NumField() {
@@ -86,6 +99,9 @@ func (g *statusGen) fill(v reflect.Value, depth int) {
 		return
 	case reflect.TypeFor[resource.Quantity]():
 		v.Set(reflect.ValueOf(g.qs[g.r.Intn(len(g.qs))].DeepCopy()))
+		return
+	case reflect.TypeFor[metav1.MicroTime]():
+		v.Set(reflect.ValueOf(metav1.MicroTime(g.times[g.r.Intn(len(g.times))])))
 		return
 	}
 	switch v.Kind() {
@@ -141,7 +157,7 @@ func (g *statusGen) mutate(v reflect.Value, p float64, depth int) {
 		return
 	}
 	switch v.Type() {
-	case reflect.TypeFor[metav1.Time](), reflect.TypeFor[resource.Quantity]():
+	case reflect.TypeFor[metav1.Time](), reflect.TypeFor[metav1.MicroTime](), reflect.TypeFor[resource.Quantity]():
 		return
 	}
 	switch v.Kind() {
@@ -238,6 +254,56 @@ func TestTypedStatusEqual(t *testing.T) {
 		t.Logf("%s: %d equal, %d unequal", tc.name, equal, unequal)
 		if equal < 400 || unequal < 400 {
 			t.Errorf("%s: %d equal, %d unequal pairs: the inputs must exercise both answers", tc.name, equal, unequal)
+		}
+	}
+}
+
+// TestLeaseEqual compares Equal's written-out comparison of Leases with
+// the Semantic.DeepEqual it stands for, on random pairs of Leases that
+// differ in a few places, in representation only, or in resourceVersion
+// only (which Equal ignores).
+func TestLeaseEqual(t *testing.T) {
+	g := newStatusGen(2)
+	reference := func(a, b kinds.Object) bool { // Equal without its typed case
+		rv := b.GetResourceVersion()
+		b.SetResourceVersion(a.GetResourceVersion())
+		defer b.SetResourceVersion(rv)
+		return equality.Semantic.DeepEqual(a, b)
+	}
+	equal, unequal := 0, 0
+	for range 4000 {
+		a := &coordinationv1.Lease{}
+		g.fill(reflect.ValueOf(a).Elem(), 0)
+		b := a.DeepCopy()
+		g.mutate(reflect.ValueOf(b).Elem(), 0.015, 0)
+		if g.r.Intn(2) == 0 {
+			b.ResourceVersion = a.ResourceVersion + "1"
+		}
+		want := reference(a, b)
+		if got := Equal(a, b); got != want {
+			t.Fatalf("Equal = %v; Semantic.DeepEqual %v:\n%#v\n%#v", got, want, a, b)
+		}
+		if want {
+			equal++
+		} else {
+			unequal++
+		}
+	}
+	t.Logf("%d equal, %d unequal", equal, unequal)
+	if equal < 400 || unequal < 400 {
+		t.Errorf("%d equal, %d unequal pairs: the inputs must exercise both answers", equal, unequal)
+	}
+}
+
+// TestStructFieldWithoutStatus: the kinds structField knows to have no
+// status have none.
+func TestStructFieldWithoutStatus(t *testing.T) {
+	for _, o := range []kinds.Object{&coordinationv1.Lease{}, &corev1.Event{}, &discoveryv1.EndpointSlice{}, &schedulingv1.PriorityClass{}} {
+		if reflect.ValueOf(o).Elem().FieldByName("Status").IsValid() {
+			t.Errorf("%T has a Status field", o)
+		}
+		if _, ok := structField(o, "Status"); ok {
+			t.Errorf("structField(%T, Status) found one", o)
 		}
 	}
 }
