@@ -18,9 +18,14 @@
 //   - priorityclass.go: PriorityClasses (validation, defaults, the two
 //     built-in classes) and the Priority plugin that resolves a pod's class
 //     into spec.priority and spec.preemptionPolicy.
-//   - validation.go: Kubernetes' validation with its exact messages.
+//   - validation.go: Kubernetes' validation with its exact messages;
+//     validation_fast.go answers "would it find nothing?" without building
+//     field paths, so that the valid requests (nearly all) allocate none.
 //   - services.go: cluster IP and node port allocation, pod QoS class.
-//   - server.go: Create, Update, UpdateStatus, Delete, Bind, RecordEvent.
+//   - server.go: Create, Update, UpdateStatus, Delete, Bind, RecordEvent;
+//     generic.go: what a write keeps of the old version, and whether it
+//     changes anything (status_equal.go: the comparisons of the most
+//     written kinds, written out instead of by reflection).
 //   - event_ttl.go: --event-ttl: Events are written on shared etcd leases
 //     and go when their lease expires, an hour (and up to a minute) after
 //     their last write.
