@@ -60,13 +60,15 @@ type Process struct {
 	// sub-command). It is shared with the image and read-only: a process
 	// that needs another one gets its own copy.
 	mode *Mode
-	sh   *shell.Machine
+	// sh runs a shell command; it knows when the script next wakes
+	// (WakeAt), so a process that runs the image's own program keeps no
+	// field for that.
+	sh *shell.Machine
 	// fs is the container's filesystem, made when something first needs it
 	// (a shell command, an exec probe): a server nobody execs into never
 	// pays for one, and a filesystem made later is the same fresh one.
 	fs *shell.FS
 
-	wake   sim.Tick // when the script continues (-1: never)
 	oomAt  sim.Tick // -1: never
 	stopAt sim.Tick
 	exit   Exit
@@ -81,7 +83,7 @@ type Process struct {
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, wake: -1, oomAt: -1, mode: img.ownMode()}
+	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, oomAt: -1, mode: img.ownMode()}
 	switch {
 	case len(spec.Command) == 0 && len(spec.Args) == 0:
 		p.own = true
@@ -146,15 +148,9 @@ func reasonFor(code int32) string {
 // run steps the script (if any) at now and notes when it ends.
 func (p *Process) run(now sim.Tick) {
 	if p.sh != nil && !p.exited {
-		st := p.sh.Run(now)
-		switch {
-		case st.Exited:
+		if st := p.sh.Run(now); st.Exited {
 			p.exited = true
 			p.exit = Exit{Code: int32(st.Code), Reason: reasonFor(int32(st.Code)), At: now}
-		case st.Spinning:
-			p.wake = -1
-		default:
-			p.wake = st.WakeAt
 		}
 	}
 	if p.own && !p.exited {
@@ -181,7 +177,9 @@ func (p *Process) Next() (sim.Tick, bool) {
 		}
 	}
 	if p.sh != nil {
-		consider(p.wake)
+		if t, sleeping := p.sh.WakeAt(); sleeping {
+			consider(t)
+		}
 	}
 	if p.own {
 		b := &p.mode.Behavior

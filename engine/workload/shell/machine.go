@@ -145,6 +145,15 @@ func (m *Machine) Output() []Line { return m.out }
 // FS is the machine's filesystem.
 func (m *Machine) FS() *FS { return m.fs }
 
+// WakeAt is when a sleeping script continues, as Run last reported it
+// (Status.WakeAt); false if the script has exited or spins.
+func (m *Machine) WakeAt() (sim.Tick, bool) {
+	if m.exited || m.spin {
+		return 0, false
+	}
+	return m.wake, true
+}
+
 // Run executes the script at virtual time now until it sleeps past now,
 // exits or spins.
 func (m *Machine) Run(now sim.Tick) Status {
