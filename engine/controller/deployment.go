@@ -1227,6 +1227,13 @@ func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
 func (c *DeploymentController) rolloutStanding(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (string, bool) {
 	cond := GetDeploymentCondition(d.Status, appsv1.DeploymentProgressing)
 	timedOut := cond != nil && cond.Reason == TimedOutReason
+	if newRS != nil && !d.Spec.Paused && !timedOut && !slices.ContainsFunc(allRSs, func(rs *appsv1.ReplicaSet) bool {
+		return rs != nil && rs.UID != newRS.UID
+	}) {
+		// No old ReplicaSet, so no old pods: what the check below finds
+		// whatever the ReplicaSets' latest counts, without reading them.
+		return "", false
+	}
 	fresh := func(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 		if o, ok := c.env.Store.Lookup(kinds.ReplicaSet, rs.Namespace, rs.Name); ok && o.GetUID() == rs.UID {
 			return o.(*appsv1.ReplicaSet)
