@@ -41,6 +41,13 @@
 //     pods to create, delete, adopt or release, a changed spec, or
 //     minReadySeconds. The counts are the same; tests check it after
 //     every sync.
+//   - Where kube deep-copies to stay clear of its cache, the Deployment
+//     and ReplicaSet controllers share what they never change in place:
+//     a sync's working copy is shallow, a new condition list or
+//     annotation map replaces the old one rather than editing it, and a
+//     ReplicaSet's new pods share its template's labels, annotations and
+//     controller reference. Tests check that a sync leaves the stored
+//     Deployment as it was (VerifyTallies).
 //
 // # Node failure, taint-based eviction and disruption budgets
 //
