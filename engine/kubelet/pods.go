@@ -157,7 +157,11 @@ type podState struct {
 
 	killStart sim.Tick
 
-	opFn, retryFn func() // retryFn is made at the first retry: most pods never need one
+	// opFn ends a slow step (after). It is made for the first one and
+	// dropped when a sync pass ends, no step being under way then, so that
+	// a running pod keeps none. retryFn is made at the first retry: most
+	// pods never need one.
+	opFn, retryFn func()
 	obj           string // "pod/<name>", as the trace names it (podState.object)
 
 	// The small fields last, packed together: a node keeps one podState
@@ -230,10 +234,6 @@ func (k *Kubelet) addPod(key string, pod *corev1.Pod, cause uint64) {
 		}
 	}
 	p := &podState{key: key, pod: pod, cause: cause}
-	p.opFn = func() {
-		p.opDone = true
-		k.enqueue(p)
-	}
 	k.pods[key] = p
 	k.enqueue(p)
 }
@@ -263,6 +263,12 @@ func (k *Kubelet) releaseIP(p *podState) {
 // after starts a slow step; the pod is synced again when it is done.
 func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
 	p.op, p.opDone = op, false
+	if p.opFn == nil {
+		p.opFn = func() {
+			p.opDone = true
+			k.enqueue(p)
+		}
+	}
 	p.timer = k.m.env.Loop.After(d, k.opLabel, p.opFn)
 }
 
@@ -462,6 +468,7 @@ func (k *Kubelet) walk(p *podState) {
 		return
 	}
 	p.walking = false
+	p.opFn = nil // no step is under way (see podState.opFn)
 	k.writeStatus(p, "", whyStatus)
 	k.scheduleResync(p)
 }
