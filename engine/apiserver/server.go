@@ -288,6 +288,13 @@ func (s *Server) Update(a Actor, obj kinds.Object) (kinds.Object, error) {
 
 // UpdateStatus writes only an object's status, as the /status subresource
 // does; spec and metadata changes in obj are ignored.
+//
+// The server never keeps obj itself: it stores a copy of the stored object
+// carrying obj's status (and, for a Deployment, its annotations). Callers
+// rely on that to send every status write from one reused body (the kubelet,
+// the Deployment and ReplicaSet controllers); what they must not change in
+// place afterwards are the lists and maps inside the status, which the new
+// version shares.
 func (s *Server) UpdateStatus(a Actor, obj kinds.Object) (kinds.Object, error) {
 	return s.update(a, obj, true, "status updated")
 }
