@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,6 +54,10 @@ type PodTopologySpread struct {
 	// defaults caches the system default constraints built for a default
 	// selector (see defaultConstraints).
 	defaults map[defaultsKey][]Constraint
+	// parsed caches the pods' own constraints, parsed (see
+	// parseConstraints); keyBuf is where their keys are written.
+	parsed map[string][]Constraint
+	keyBuf []byte
 	// preScore is the PreScore state, reused by every cycle: only the
 	// cycle's Score and NormalizeScore read it, and cycles run one at a time.
 	preScore preScoreState
@@ -131,6 +136,101 @@ func newConstraint(pod *corev1.Pod, c *corev1.TopologySpreadConstraint, sel labe
 		SkipTerminating: true,
 	}
 	return pc
+}
+
+// parseConstraints is ParseConstraints of the pod's own constraints, cached:
+// the replicas of a Deployment declare the same constraints and carry the
+// same labels, and parsing a selector allocates a dozen objects. The key
+// holds everything ParseConstraints reads (the namespace, every field of
+// each constraint with the action, and the pod's values of its
+// matchLabelKeys), each string length-prefixed, so equal keys mean equal
+// inputs and so equal constraints; errors are not cached.
+func (pl *PodTopologySpread) parseConstraints(pod *corev1.Pod, action corev1.UnsatisfiableConstraintAction) ([]Constraint, error) {
+	b := appendString(pl.keyBuf[:0], pod.Namespace)
+	for i := range pod.Spec.TopologySpreadConstraints {
+		c := &pod.Spec.TopologySpreadConstraints[i]
+		if c.WhenUnsatisfiable != action {
+			continue
+		}
+		b = appendConstraintKey(b, pod, c)
+	}
+	pl.keyBuf = b
+	if cs, ok := pl.parsed[string(b)]; ok { // no allocation for the lookup
+		return cs, nil
+	}
+	cs, err := ParseConstraints(pod, pod.Spec.TopologySpreadConstraints, action)
+	if err != nil {
+		return nil, err
+	}
+	if pl.parsed == nil || len(pl.parsed) >= maxDefaults {
+		pl.parsed = map[string][]Constraint{}
+	}
+	pl.parsed[string(b)] = cs
+	return cs, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(append(strconv.AppendInt(b, int64(len(s)), 10), ':'), s...)
+}
+
+func appendOptional(b []byte, present bool, v int64) []byte {
+	if !present {
+		return append(b, '-')
+	}
+	return strconv.AppendInt(append(b, '+'), v, 10)
+}
+
+// appendConstraintKey writes a constraint as parseConstraints keys it.
+func appendConstraintKey(b []byte, pod *corev1.Pod, c *corev1.TopologySpreadConstraint) []byte {
+	b = append(b, '|')
+	b = appendString(b, string(c.WhenUnsatisfiable))
+	b = appendString(b, c.TopologyKey)
+	b = strconv.AppendInt(append(b, ' '), int64(c.MaxSkew), 10)
+	b = appendOptional(b, c.MinDomains != nil, int64(ptrOr(c.MinDomains)))
+	for _, p := range []*corev1.NodeInclusionPolicy{c.NodeAffinityPolicy, c.NodeTaintsPolicy} {
+		if p == nil {
+			b = append(b, '-')
+		} else {
+			b = appendString(append(b, '+'), string(*p))
+		}
+	}
+	if ls := c.LabelSelector; ls == nil {
+		b = append(b, '~')
+	} else {
+		keys := make([]string, 0, 8)
+		for k := range ls.MatchLabels {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = strconv.AppendInt(append(b, '{'), int64(len(keys)), 10)
+		for _, k := range keys {
+			b = appendString(appendString(b, k), ls.MatchLabels[k])
+		}
+		b = strconv.AppendInt(append(b, '['), int64(len(ls.MatchExpressions)), 10)
+		for _, e := range ls.MatchExpressions {
+			b = appendString(appendString(b, e.Key), string(e.Operator))
+			b = strconv.AppendInt(append(b, '('), int64(len(e.Values)), 10)
+			for _, v := range e.Values {
+				b = appendString(b, v)
+			}
+		}
+	}
+	b = strconv.AppendInt(append(b, '<'), int64(len(c.MatchLabelKeys)), 10)
+	for _, k := range c.MatchLabelKeys {
+		b = appendString(b, k)
+		v, ok := pod.Labels[k]
+		if b = appendOptional(b, ok, 0); ok {
+			b = appendString(b, v)
+		}
+	}
+	return b
+}
+
+func ptrOr(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // defaultConstraints is kube's buildDefaultConstraints: the system default
@@ -407,12 +507,12 @@ func (*PodTopologySpread) RemovePod(state *framework.CycleState, pod, removed *f
 // constraint, the matching pods per eligible domain and their global
 // minimum (0 when fewer domains than minDomains). Skip without such
 // constraints.
-func (*PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+func (pl *PodTopologySpread) PreFilter(state *framework.CycleState, pi *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	pod := pi.Pod
 	if len(pod.Spec.TopologySpreadConstraints) == 0 {
 		return nil, statusSkip
 	}
-	cs, err := ParseConstraints(pod, pod.Spec.TopologySpreadConstraints, corev1.DoNotSchedule)
+	cs, err := pl.parseConstraints(pod, corev1.DoNotSchedule)
 	if err != nil {
 		return nil, framework.AsStatus(err)
 	}
@@ -543,7 +643,7 @@ func (pl *PodTopologySpread) PreScore(state *framework.CycleState, pi *framework
 	requireAll := true
 	if len(pod.Spec.TopologySpreadConstraints) > 0 {
 		var err error
-		if cs, err = ParseConstraints(pod, pod.Spec.TopologySpreadConstraints, corev1.ScheduleAnyway); err != nil {
+		if cs, err = pl.parseConstraints(pod, corev1.ScheduleAnyway); err != nil {
 			return framework.AsStatus(err)
 		}
 	} else if !pl.NoSystemDefaults {
