@@ -11,8 +11,8 @@
 // Per-domain counts come from the scheduler's cache when every node is
 // eligible (the common case); otherwise the plugin counts node by node.
 // The system default constraints are built once per namespace and default
-// selector, not once per pod as in kube: the replicas of a ReplicaSet share
-// them.
+// selector, and a pod's own constraints parsed once per distinct spec, not
+// once per pod as in kube: the replicas of a ReplicaSet share them.
 //
 // PreFilterExtensions (AddPod, RemovePod) let the preemption dry run and
 // the nominated pods change the filter's counts in a cloned CycleState: a
