@@ -92,10 +92,25 @@ func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
 		return nil
 	}
 	s.timesBuf = appendTimes(s.timesBuf[:0], obj)
-	n := m.Size()
+	// The generated code writes backwards from the end of the buffer it is
+	// given, so one pass into the tail of a scratch buffer both measures
+	// and encodes; the bytes are then copied out at their exact size.
+	if len(s.encBuf) == 0 {
+		s.encBuf = make([]byte, encScratch)
+	}
+	n, ok := marshalTail(m, s.encBuf)
+	if !ok { // larger than the scratch buffer: measure first
+		n = m.Size()
+		big := make([]byte, n)
+		if _, err := m.MarshalToSizedBuffer(big); err != nil {
+			return nil
+		}
+		s.encBuf, n = big, len(big)
+	}
 	b.data = make([]byte, n+len(s.timesBuf))
-	if _, err := m.MarshalToSizedBuffer(b.data[:n]); err != nil {
-		return nil
+	copy(b.data, s.encBuf[len(s.encBuf)-n:])
+	if len(s.encBuf) > encScratch {
+		s.encBuf = nil // do not keep a one-off giant
 	}
 	b.proto = int32(n)
 	copy(b.data[n:], s.timesBuf)
@@ -103,6 +118,23 @@ func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
 		verifyRoundTrip(k, obj, b)
 	}
 	return b
+}
+
+// encScratch is the size of the store's encoding buffer: far more than any
+// object kubeloop's kinds make (etcd's own limit on a value is 1.5 MiB).
+const encScratch = 256 << 10
+
+// marshalTail encodes m into the end of buf and returns its length, or
+// false if buf is too small (the generated code then runs off the front of
+// it, which it reports by panicking).
+func marshalTail(m protoMarshaler, buf []byte) (n int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
+	n, err := m.MarshalToSizedBuffer(buf)
+	return n, err == nil
 }
 
 // decode returns a new typed object from b. The caller owns it.

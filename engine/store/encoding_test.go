@@ -184,3 +184,21 @@ func TestSinceOfAndLastWrite(t *testing.T) {
 		t.Error("SinceOf before the compaction must fail as Since does")
 	}
 }
+
+// An object larger than the encoding scratch buffer is measured first and
+// still reads back exactly.
+func TestEncodeLargerThanScratch(t *testing.T) {
+	s := New()
+	p := typedPod("big")
+	p.Annotations = map[string]string{"note": string(make([]byte, encScratch+1000))}
+	b := s.encode(kinds.Pod, p)
+	if b == nil {
+		t.Fatal("a large pod was not encoded")
+	}
+	sameJSON(t, "large pod", b.decode(kinds.Pod), p)
+	if len(s.encBuf) > encScratch {
+		t.Error("the store kept a one-off large encoding buffer")
+	}
+	small := runningPod()
+	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small).decode(kinds.Pod), small)
+}

@@ -115,6 +115,7 @@ type Store struct {
 	indexes    map[*kinds.Kind][]*index
 	keyBuf     []byte // scratch for lookup keys
 	timesBuf   []byte // scratch for encoding
+	encBuf     []byte // scratch for encoding
 }
 
 // historyChunk is how many events one block of history holds.
