@@ -171,7 +171,7 @@ func available(d *appsv1.Deployment, replicas int32) bool {
 func BenchmarkPodUpdateToKubelet(b *testing.B) {
 	for _, nodes := range []int{100, 1000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			controller.VerifyTallies = false
+			controller.VerifyTallies, store.VerifyEncoding = false, false
 			e := engine.New(engine.Config{Nodes: benchNodes(nodes)})
 			pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},

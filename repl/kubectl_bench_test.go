@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine"
 	"github.com/kubeloop/kubeloop/engine/controller"
+	"github.com/kubeloop/kubeloop/engine/store"
 )
 
 // bigSession is a session on 1,000 nodes with 10,000 pods (ten per node),
@@ -37,8 +38,13 @@ func newBigSession() *Session {
 	return s
 }
 
+// benchmarking turns off the test-time cross-checks (the ReplicaSet
+// tallies' recount, the store's encoding round trip): a benchmark measures
+// kubeloop, not its tests.
+func benchmarking() { controller.VerifyTallies, store.VerifyEncoding = false, false }
+
 func benchCommand(b *testing.B, line string) {
-	controller.VerifyTallies = false // measure the controller, not its test-time cross-check
+	benchmarking()
 	s := bigSession()
 	var n countingWriter
 	s.Out, s.Err = &n, &n
@@ -89,6 +95,7 @@ var steadyBig = sync.OnceValue(func() *Session {
 })
 
 func benchSteady(b *testing.B, line string) {
+	benchmarking()
 	s := steadyBig()
 	var n countingWriter
 	s.Out, s.Err = &n, &n

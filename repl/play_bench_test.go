@@ -17,6 +17,7 @@ import (
 // built-in cluster and settle it (target: well under 100 ms; the binary's
 // whole start-up is BenchmarkStartToPrompt in cmd/kubeloop).
 func BenchmarkStartup(b *testing.B) {
+	benchmarking()
 	cpu := startCPU(b)
 	for b.Loop() {
 		NewSession(io.Discard, io.Discard, Config{})
@@ -72,6 +73,7 @@ func steadySession(b *testing.B) *Session {
 // BenchmarkAdvance10s is `advance 10s` at 10,000 pods on 1,000 nodes in a
 // steady state (target: 50 ms).
 func BenchmarkAdvance10s(b *testing.B) {
+	benchmarking()
 	s := steadySession(b)
 	cpu := startCPU(b)
 	for b.Loop() {
@@ -85,6 +87,7 @@ func BenchmarkAdvance10s(b *testing.B) {
 // BenchmarkUntil10s is `until` over 10,000 pods for 10 virtual seconds: the
 // expression is re-evaluated after every write, over the pods list only.
 func BenchmarkUntil10s(b *testing.B) {
+	benchmarking()
 	s := steadySession(b)
 	cpu := startCPU(b)
 	for b.Loop() {
@@ -95,6 +98,7 @@ func BenchmarkUntil10s(b *testing.B) {
 
 // BenchmarkAssert10kPods is one assert over 10,000 pods.
 func BenchmarkAssert10kPods(b *testing.B) {
+	benchmarking()
 	s := steadySession(b)
 	cpu := startCPU(b)
 	for b.Loop() {
