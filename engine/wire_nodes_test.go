@@ -7,8 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeloop/kubeloop/engine/controller"
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
 )
 
 func TestDefaultClusterRunsKubelets(t *testing.T) {
@@ -57,6 +59,7 @@ func TestDefaultClusterRunsKubelets(t *testing.T) {
 // idle nodes in a full engine: lease renewals and status reports, each
 // delivered to every component.
 func BenchmarkIdleCluster100NodesHour(b *testing.B) {
+	controller.VerifyTallies, store.VerifyEncoding = false, false // measure the engine, not the tests' checks
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		e := New(Config{Nodes: DefaultNodes(100)})
