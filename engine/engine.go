@@ -168,7 +168,7 @@ func (e *Engine) Settle() bool {
 // deliver hands the writes since the cursor to every reactor, in revision
 // order, and reports whether there were any.
 func (e *Engine) deliver() bool {
-	evs, err := e.Store.Since(e.cursor)
+	evs, err := e.Store.Watch(e.cursor)
 	if err != nil {
 		panic("engine: watch fell behind compaction: " + err.Error())
 	}

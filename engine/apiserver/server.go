@@ -49,6 +49,7 @@ type Server struct {
 	eventsInTick int64    // events recorded in it so far
 	eventLeases  eventLeases
 	apiVersions  map[*kinds.Kind]string // Kind.APIVersion() of the kinds Events were recorded about
+	eventBody    corev1.Event           // where RecordEvent builds each Event (the store keeps none)
 }
 
 // New returns an API server in front of st.
@@ -592,7 +593,11 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType, reason, message string) {
 	k := kinds.Of(obj)
 	ts := s.now()
-	ev := &corev1.Event{
+	// The store keeps Events only encoded (etcd's bytes; no component
+	// watches them), so every Event is built in the same reused space.
+	ev := &s.eventBody
+	defer func() { *ev = corev1.Event{} }()
+	*ev = corev1.Event{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      s.eventName(obj.GetName()),

@@ -31,7 +31,9 @@ type Reactor interface {
 	// Name is the component's name in the trace ("scheduler").
 	Name() string
 	// Observe sees one committed write. It must only note work to do
-	// (enqueue a key), not write: writes happen in Work.
+	// (enqueue a key), not write: writes happen in Work. A write to an
+	// Event, which no component watches, comes without its objects (the
+	// store keeps Events encoded, see store.Watch).
 	Observe(ev store.Event)
 	// Work does queued work and reports whether it did any.
 	Work() bool

@@ -28,7 +28,9 @@ import (
 // superseded it (the engine seals history up to its watch cursor), only
 // `history`, `why` and the REPL's summaries can still ask for it, and the
 // store keeps it as etcd does: protobuf bytes, decoded when read. Kinds
-// that no component watches (Events) are kept as bytes even while current.
+// that no component watches (Events) are kept as bytes from the moment
+// they are written: the store keeps nothing of the object it was given,
+// and components' watches carry no object for them (see Watch).
 //
 // Bytes hold no pointers, so the garbage collector never scans them: a
 // cluster's history costs memory, not collection time.

@@ -53,8 +53,11 @@ type Event struct {
 	Kind   *kinds.Kind
 	Key    string
 	Rev    int64
-	Object Object // the object after the write; for Deleted, its last state
-	Old    Object // the object before the write; nil for Added
+	// Object is the object after the write; for Deleted, its last state.
+	// Old is the object before the write; nil for Added. In what Watch
+	// returns, both are nil for the kinds kept at rest (see encoding.go).
+	Object Object
+	Old    Object
 	// Cause is the trace sequence number of the action that made this write,
 	// so that whoever reacts to it can say why it acted.
 	Cause uint64
@@ -96,13 +99,25 @@ func (e entry) object(k *kinds.Kind) Object {
 }
 
 // newEntry makes the entry for obj, encoding it if its kind is kept at rest.
+// The store then keeps nothing of obj itself.
 func (s *Store) newEntry(b *bucket, k *kinds.Kind, key string, obj Object) entry {
 	if b.atRest {
-		if enc := s.encode(k, obj); enc != nil {
-			return entry{key: key, enc: enc}
+		enc := s.encode(k, obj)
+		if enc == nil {
+			panic("store: a " + k.Kind + " must be kept at rest, and this one cannot be encoded")
 		}
+		return entry{key: key, enc: enc}
 	}
 	return entry{key: key, obj: obj}
+}
+
+// typed is what a history entry holds of an object: nothing for the kinds
+// kept at rest (the entry has their bytes), the object for the others.
+func (b *bucket) typed(obj Object) Object {
+	if b.atRest {
+		return nil
+	}
+	return obj
 }
 
 // Store is an etcd-shaped, single-threaded object store.
@@ -292,7 +307,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
-	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: obj, Cause: cause, obj: e.enc})
+	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
 	return s.rev, nil
 }
 
@@ -322,8 +337,8 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	b.entries[was.key] = e
 	b.rev = s.rev
 	s.indexUpdate(k, was.key, old, obj)
-	s.history.append(Event{Type: Modified, Kind: k, Key: was.key, Rev: s.rev, Object: obj, Old: old, Cause: cause,
-		obj: e.enc, old: was.enc})
+	s.history.append(Event{Type: Modified, Kind: k, Key: was.key, Rev: s.rev, Object: b.typed(obj), Old: b.typed(old),
+		Cause: cause, obj: e.enc, old: was.enc})
 	return s.rev, nil
 }
 
@@ -346,8 +361,8 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexRemove(k, was.key, old)
-	s.history.append(Event{Type: Deleted, Kind: k, Key: was.key, Rev: s.rev, Object: old, Old: old, Cause: cause,
-		obj: was.enc, old: was.enc})
+	s.history.append(Event{Type: Deleted, Kind: k, Key: was.key, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
+		Cause: cause, obj: was.enc, old: was.enc})
 	return old, s.rev, nil
 }
 
@@ -356,18 +371,38 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 // The slice may alias the store's history; do not modify it. Versions the
 // store keeps encoded are decoded into new objects, the caller's to keep.
 func (s *Store) Since(rev int64) ([]Event, error) {
+	evs, err := s.Watch(rev)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	for i < len(evs) && !evs[i].encoded() {
+		i++
+	}
+	if i == len(evs) {
+		return evs, nil
+	}
+	out := make([]Event, len(evs))
+	for j, ev := range evs {
+		out[j] = s.decoded(ev)
+	}
+	return out, nil
+}
+
+// Watch is Since as the control plane's components watch: the events
+// exactly as kept, without decoding. What a component has not seen yet
+// holds its typed objects, except for the kinds kept at rest (Events),
+// which no component watches: their events come with Object and Old nil.
+func (s *Store) Watch(rev int64) ([]Event, error) {
 	if rev < s.compactRev {
 		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
 	}
-	evs := s.history.since(s.historyIndex(rev))
-	if len(evs) == 0 || evs[0].Rev > s.sealedRev {
-		return evs, nil // what a watcher has not seen yet is never sealed
-	}
-	out := make([]Event, len(evs))
-	for i, ev := range evs {
-		out[i] = s.decoded(ev)
-	}
-	return out, nil
+	return s.history.since(s.historyIndex(rev)), nil
+}
+
+// encoded reports whether ev holds a version only in its encoding.
+func (ev *Event) encoded() bool {
+	return ev.Object == nil && ev.obj != nil || ev.Old == nil && ev.old != nil
 }
 
 // SinceOf is Since for a few kinds: the events of kinds ks only. Readers
@@ -430,11 +465,7 @@ func (s *Store) Seal(rev int64) {
 		ev := s.eventAt(s.sealedRev)
 		switch {
 		case ev == nil:
-		case ev.obj != nil: // a kind kept at rest: the write carried its bytes
-			ev.Object = nil
-			if ev.old != nil {
-				ev.Old = nil
-			}
+		case ev.obj != nil: // a kind kept at rest: the write kept only its bytes
 		case ev.Type == Modified || ev.Type == Deleted:
 			s.sealOld(ev)
 		}
