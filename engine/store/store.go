@@ -7,9 +7,16 @@
 // is kept in a history log that watchers read from a revision onwards, until
 // compaction discards it (reads of compacted revisions fail with Compacted).
 //
+// Like etcd, which holds bytes while typed objects live in the API server's
+// watch cache and the informers, the store keeps the current version of an
+// object typed and the versions it superseded encoded, once every component
+// has seen the write (Seal); Events, which no component watches, are kept
+// encoded from the start. Readers of history get decoded copies (see
+// encoding.go).
+//
 // Objects handed out are shared and read-only (sample-controller: "NEVER
 // modify objects from the store"); writers pass in a fresh object and the
-// store takes ownership of it.
+// store takes ownership of it (or, for Events, keeps only its bytes).
 package store
 
 import (
