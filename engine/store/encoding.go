@@ -36,12 +36,23 @@ import (
 // cluster's history costs memory, not collection time.
 
 // blob is one object version in etcd's encoding.
+//
+// Most versions a store supersedes differ from the one before only in their
+// status (a kubelet's report, a controller's count). Such a version keeps
+// only its status and points at the last version that differed in more, its
+// base: the object is the base's metadata and spec with this status. The
+// resourceVersion, which every version changes, is kept apart so that
+// metadata compares equal.
 type blob struct {
-	data  []byte // the protobuf encoding, then the times' trailer
-	proto int32  // where the protobuf encoding ends
-	// typed says the object carried its TypeMeta (apiVersion and kind),
-	// which protobuf leaves to the envelope and decoding restores.
-	typed bool
+	// data is a header byte (1 if the object carried its TypeMeta, which
+	// protobuf leaves to the envelope), the protobuf encoding (of the whole
+	// object, or of its status field alone when base is set), then the
+	// object's times (see appendTimes).
+	data     []byte
+	base     *blob // the version whose metadata and spec this one has; nil for a whole one
+	rv       int64 // the resourceVersion, left out of the encoding; -1 if it is in it
+	proto    int32 // where the protobuf encoding ends in data
+	statusAt int32 // in a whole one, where its status field starts in data (proto if none)
 }
 
 type protoMarshaler interface {
@@ -76,9 +87,11 @@ func encoded(k *kinds.Kind) bool {
 func keptAtRest(k *kinds.Kind) bool { return k == kinds.Event }
 
 // encode returns obj's protobuf bytes, or nil if the encoding would not
-// give back exactly the same object (the store then keeps it typed). The
-// bytes are allocated once, at their exact size.
-func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
+// give back exactly the same object (the store then keeps it typed). If
+// base is an earlier version of the same object and obj differs from it
+// only in status, the result keeps only the status. The bytes are
+// allocated once, at their exact size.
+func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if !encoded(k) {
 		return nil
 	}
@@ -86,12 +99,23 @@ func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
 	if !ok {
 		return nil
 	}
-	b := &blob{}
+	var header byte
 	switch gvk := obj.GetObjectKind().GroupVersionKind(); {
 	case gvk == k.GroupVersionKind():
-		b.typed = true
+		header = 1
 	case !gvk.Empty():
 		return nil
+	}
+	b := &blob{rv: -1}
+	if rv := obj.GetResourceVersion(); rv != "" {
+		if n, err := strconv.ParseInt(rv, 10, 64); err == nil && strconv.FormatInt(n, 10) == rv {
+			// Left out while encoding, so that versions compare equal in
+			// all but what they changed. (The store owns obj; nobody
+			// reads it meanwhile.)
+			b.rv = n
+			obj.SetResourceVersion("")
+			defer obj.SetResourceVersion(rv)
+		}
 	}
 	s.timesBuf = appendTimes(s.timesBuf[:0], obj)
 	// The generated code writes backwards from the end of the buffer it is
@@ -109,17 +133,65 @@ func (s *Store) encode(k *kinds.Kind, obj Object) *blob {
 		}
 		s.encBuf, n = big, len(big)
 	}
-	b.data = make([]byte, n+len(s.timesBuf))
-	copy(b.data, s.encBuf[len(s.encBuf)-n:])
+	enc := s.encBuf[len(s.encBuf)-n:]
+	at, hasStatus := statusField(k, enc)
+	if base != nil && base.base != nil {
+		base = base.base // a status-only version's own base: chains stay one long
+	}
+	if hasStatus && base != nil && b.rv >= 0 && base.rv >= 0 && bytes.Equal(enc[:at], base.data[1:base.statusAt]) {
+		b.base, enc = base, enc[at:] // only the status changed
+	}
+	b.data = make([]byte, 1+len(enc)+len(s.timesBuf))
+	b.data[0] = header
+	copy(b.data[1:], enc)
+	b.proto = int32(1 + len(enc))
+	b.statusAt = b.proto
+	if b.base == nil {
+		b.statusAt = int32(1 + at)
+	}
+	copy(b.data[b.proto:], s.timesBuf)
 	if len(s.encBuf) > encScratch {
 		s.encBuf = nil // do not keep a one-off giant
 	}
-	b.proto = int32(n)
-	copy(b.data[n:], s.timesBuf)
 	if VerifyEncoding {
+		obj.SetResourceVersion(rvString(b.rv, obj.GetResourceVersion()))
 		verifyRoundTrip(k, obj, b)
 	}
 	return b
+}
+
+// statusField is where the top-level status field (field 3 of every kind
+// with a status: metadata is 1, spec 2) starts in an object's encoding. It
+// reports false, with the encoding's length, if there is none.
+func statusField(k *kinds.Kind, enc []byte) (int, bool) {
+	switch k {
+	case kinds.Pod, kinds.Node, kinds.Deployment, kinds.ReplicaSet:
+	default:
+		return len(enc), false
+	}
+	for i := 0; i < len(enc); {
+		tag, n := binary.Uvarint(enc[i:])
+		if n <= 0 || tag&7 != 2 { // every top-level field is length-delimited
+			return len(enc), false
+		}
+		if tag>>3 == 3 {
+			return i, true
+		}
+		size, m := binary.Uvarint(enc[i+n:])
+		if m <= 0 {
+			return len(enc), false
+		}
+		i += n + m + int(size)
+	}
+	return len(enc), false
+}
+
+// rvString is a blob's resourceVersion as the object carried it.
+func rvString(rv int64, inProto string) string {
+	if rv < 0 {
+		return inProto
+	}
+	return strconv.FormatInt(rv, 10)
 }
 
 // encScratch is the size of the store's encoding buffer: far more than any
@@ -142,14 +214,42 @@ func marshalTail(m protoMarshaler, buf []byte) (n int, ok bool) {
 // decode returns a new typed object from b. The caller owns it.
 func (b *blob) decode(k *kinds.Kind) Object {
 	obj := k.New()
-	if err := obj.(protoUnmarshaler).Unmarshal(b.data[:b.proto]); err != nil {
-		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
+	u := obj.(protoUnmarshaler)
+	if b.base != nil {
+		unmarshal(k, u, b.base.data[1:b.base.proto])
+		resetStatus(obj)
+	}
+	unmarshal(k, u, b.data[1:b.proto]) // protobuf merges: the status lands on the base's
+	if b.rv >= 0 {
+		obj.SetResourceVersion(strconv.FormatInt(b.rv, 10))
 	}
 	restoreTimes(obj, b.data[b.proto:])
-	if !b.typed {
+	if b.data[0] == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)
 	}
 	return obj
+}
+
+func unmarshal(k *kinds.Kind, u protoUnmarshaler, data []byte) {
+	if err := u.Unmarshal(data); err != nil {
+		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
+	}
+}
+
+// resetStatus empties the status of an object of a kind statusField knows.
+func resetStatus(obj Object) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{}
+	case *corev1.Node:
+		o.Status = corev1.NodeStatus{}
+	case *appsv1.Deployment:
+		o.Status = appsv1.DeploymentStatus{}
+	case *appsv1.ReplicaSet:
+		o.Status = appsv1.ReplicaSetStatus{}
+	default:
+		panic("store: no status to reset in a " + kinds.Of(obj).Kind)
+	}
 }
 
 var emptyGVK = (&kinds.Kind{}).GroupVersionKind()

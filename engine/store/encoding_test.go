@@ -200,7 +200,7 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 	s := New()
 	p := typedPod("big")
 	p.Annotations = map[string]string{"note": string(make([]byte, encScratch+1000))}
-	b := s.encode(kinds.Pod, p)
+	b := s.encode(kinds.Pod, p, nil)
 	if b == nil {
 		t.Fatal("a large pod was not encoded")
 	}
@@ -209,5 +209,56 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 		t.Error("the store kept a one-off large encoding buffer")
 	}
 	small := runningPod()
-	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small).decode(kinds.Pod), small)
+	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small, nil).decode(kinds.Pod), small)
+}
+
+// A version that changed only its status keeps only its status, against
+// the last version that changed more; a spec change starts a new base.
+// Every version still reads back exactly.
+func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	p := typedPod("a")
+	s.Create(p, 0)
+	versions := []*corev1.Pod{p}
+	write := func(change func(*corev1.Pod)) {
+		next := versions[len(versions)-1].DeepCopy()
+		change(next)
+		if _, err := s.Update(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, next)
+	}
+	write(func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending })                                                // status only
+	write(func(p *corev1.Pod) { p.Spec.NodeName = "n1" })                                                            // spec: a new base
+	write(func(p *corev1.Pod) { p.Status.PodIP = "10.244.0.5" })                                                     // status only
+	write(func(p *corev1.Pod) { p.Status.Phase, p.Status.StartTime = "Running", &metav1.Time{Time: at(7777).Time} }) // status only
+	write(func(p *corev1.Pod) { p.Labels = map[string]string{"a": "b"} })                                            // metadata: a new base
+	s.Seal(s.Rev())
+	blobs := make([]*blob, 0, len(versions)-1)
+	for i := 0; i < len(versions)-1; i++ {
+		ev := s.eventAt(start + 1 + int64(i))
+		if ev.obj == nil {
+			t.Fatalf("version %d was not sealed", i)
+		}
+		blobs = append(blobs, ev.obj)
+	}
+	wantBase := []int{-1, 0, -1, 2, 2} // the index of each version's base, -1 for a whole one
+	for i, b := range blobs {
+		switch {
+		case wantBase[i] < 0 && b.base != nil:
+			t.Errorf("version %d kept only its status; want it whole", i)
+		case wantBase[i] >= 0 && b.base != blobs[wantBase[i]]:
+			t.Errorf("version %d's base is not version %d", i, wantBase[i])
+		case wantBase[i] >= 0 && len(b.data) >= len(blobs[wantBase[i]].data):
+			t.Errorf("version %d keeps %d bytes, its base %d", i, len(b.data), len(blobs[wantBase[i]].data))
+		}
+	}
+	evs, _ := s.Since(start)
+	for i, ev := range evs {
+		sameJSON(t, "version", ev.Object, versions[i])
+		if got := ev.Object.GetResourceVersion(); got != versions[i].ResourceVersion {
+			t.Errorf("version %d resourceVersion %s; want %s", i, got, versions[i].ResourceVersion)
+		}
+	}
 }

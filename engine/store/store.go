@@ -109,7 +109,7 @@ func (e entry) object(k *kinds.Kind) Object {
 // The store then keeps nothing of obj itself.
 func (s *Store) newEntry(b *bucket, k *kinds.Kind, key string, obj Object) entry {
 	if b.atRest {
-		enc := s.encode(k, obj)
+		enc := s.encode(k, obj, nil)
 		if enc == nil {
 			panic("store: a " + k.Kind + " must be kept at rest, and this one cannot be encoded")
 		}
@@ -480,20 +480,22 @@ func (s *Store) Seal(rev int64) {
 }
 
 // sealOld encodes the version ev superseded, sharing the bytes with the
-// history entry that wrote that version when it is still kept.
+// history entry that wrote that version when it is still kept. The version
+// before that one, which that entry superseded, is the base against which
+// a status-only change is kept (see blob).
 func (s *Store) sealOld(ev *Event) {
 	old := ev.Old
 	var b *blob
 	if p := s.eventAt(rvOf(old)); p != nil && p.Key == ev.Key && (p.Object == old || p.Object == nil && p.obj != nil) {
 		if p.obj == nil {
-			p.obj = s.encode(ev.Kind, old)
+			p.obj = s.encode(ev.Kind, old, p.old)
 		}
 		if p.obj != nil {
 			p.Object = nil
 		}
 		b = p.obj
 	} else {
-		b = s.encode(ev.Kind, old)
+		b = s.encode(ev.Kind, old, nil)
 	}
 	if b == nil {
 		return // not encodable exactly: kept typed
