@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -78,20 +79,6 @@ func slicesEqual[T any](a, b []T, eq func(a, b *T) bool) bool {
 	return true
 }
 
-// comparableSlicesEqual is slicesEqual for elements without times or
-// pointers, which == compares as Semantic.DeepEqual does.
-func comparableSlicesEqual[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // typedStatusEqual compares the statuses of old and upd, two versions of
 // the same object, for the kinds with a typed comparison; ok is false for
 // the others.
@@ -138,7 +125,7 @@ func podStatusEqual(a, b *corev1.PodStatus) bool {
 	return a.ObservedGeneration == b.ObservedGeneration && a.Phase == b.Phase && a.Message == b.Message &&
 		a.Reason == b.Reason && a.NominatedNodeName == b.NominatedNodeName && a.HostIP == b.HostIP &&
 		a.PodIP == b.PodIP && a.QOSClass == b.QOSClass && a.Resize == b.Resize &&
-		comparableSlicesEqual(a.HostIPs, b.HostIPs) && comparableSlicesEqual(a.PodIPs, b.PodIPs) &&
+		slices.Equal(a.HostIPs, b.HostIPs) && slices.Equal(a.PodIPs, b.PodIPs) &&
 		timePtrEqual(a.StartTime, b.StartTime) &&
 		slicesEqual(a.Conditions, b.Conditions, podConditionEqual) &&
 		slicesEqual(a.InitContainerStatuses, b.InitContainerStatuses, containerStatusEqual) &&
@@ -208,12 +195,12 @@ func nodeStatusEqual(a, b *corev1.NodeStatus) bool {
 			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
 				timeEqual(&a.LastHeartbeatTime, &b.LastHeartbeatTime) && timeEqual(&a.LastTransitionTime, &b.LastTransitionTime)
 		}) &&
-		comparableSlicesEqual(a.Addresses, b.Addresses) &&
+		slices.Equal(a.Addresses, b.Addresses) &&
 		nodeSystemInfoEqual(&a.NodeInfo, &b.NodeInfo) &&
 		slicesEqual(a.Images, b.Images, func(a, b *corev1.ContainerImage) bool {
-			return a.SizeBytes == b.SizeBytes && comparableSlicesEqual(a.Names, b.Names)
+			return a.SizeBytes == b.SizeBytes && slices.Equal(a.Names, b.Names)
 		}) &&
-		comparableSlicesEqual(a.VolumesInUse, b.VolumesInUse) && comparableSlicesEqual(a.VolumesAttached, b.VolumesAttached) &&
+		slices.Equal(a.VolumesInUse, b.VolumesInUse) && slices.Equal(a.VolumesAttached, b.VolumesAttached) &&
 		(a.Config == nil && b.Config == nil || semanticEqual(a.Config, b.Config)) &&
 		(len(a.RuntimeHandlers)+len(b.RuntimeHandlers) == 0 || semanticEqual(a.RuntimeHandlers, b.RuntimeHandlers)) &&
 		(a.Features == nil && b.Features == nil || semanticEqual(a.Features, b.Features))
@@ -249,6 +236,6 @@ func objectMetaEqual(a, b *metav1.ObjectMeta) bool {
 			return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
 				ptrEqual(a.Controller, b.Controller) && ptrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
 		}) &&
-		comparableSlicesEqual(a.Finalizers, b.Finalizers) &&
+		slices.Equal(a.Finalizers, b.Finalizers) &&
 		(len(a.ManagedFields)+len(b.ManagedFields) == 0 || semanticEqual(a.ManagedFields, b.ManagedFields))
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -64,10 +65,10 @@ func TestListIsOrderedAndScopedByNamespace(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := names(s.List(kinds.Pod, "")), []string{"a/y", "ab/x", "b/a", "b/z"}; !equal(got, want) {
+	if got, want := names(s.List(kinds.Pod, "")), []string{"a/y", "ab/x", "b/a", "b/z"}; !slices.Equal(got, want) {
 		t.Errorf("List all = %v; want %v", got, want)
 	}
-	if got, want := names(s.List(kinds.Pod, "a")), []string{"a/y"}; !equal(got, want) {
+	if got, want := names(s.List(kinds.Pod, "a")), []string{"a/y"}; !slices.Equal(got, want) {
 		t.Errorf("List a = %v; want %v (namespace a must not match ab)", got, want)
 	}
 }
@@ -144,18 +145,6 @@ func TestUpdateWithStoredObjectPanics(t *testing.T) {
 		}
 	}()
 	s.Update(cur, 0)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestHistoryAcrossBlocks writes more than two blocks of history, reads it
