@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
@@ -31,9 +32,9 @@ const (
 
 // eventLease is one Event write waiting for its TTL to run out.
 type eventLease struct {
-	namespace, name string
-	rev             int64 // the write; a later write renews the Event
-	at              sim.Tick
+	key string   // the Event's etcd key, the store's own string
+	rev int64    // the write; a later write renews the Event
+	at  sim.Tick // when the lease expires
 }
 
 // eventLeases are the Event writes in the order they happened, so in the
@@ -95,8 +96,17 @@ func (q *eventQueue) pop() {
 	}
 }
 
-// noteEventWrite gives an Event written at revision rev its hour.
-func (s *Server) noteEventWrite(obj kinds.Object, rev int64) {
+// noteEventWrite gives the Event written at revision rev its hour.
+func (s *Server) noteEventWrite(rev int64) {
+	key, ok := s.store.KeyAt(rev)
+	if !ok {
+		panic("apiserver: an Event write just made is not in etcd's history")
+	}
+	s.noteEventKey(key, rev)
+}
+
+// noteEventKey queues the Event at key, written at rev, on its lease.
+func (s *Server) noteEventKey(key string, rev int64) {
 	l := &s.eventLeases
 	now := s.clock.Now()
 	valid := now+EventTTL < l.expires
@@ -105,7 +115,7 @@ func (s *Server) noteEventWrite(obj kinds.Object, rev int64) {
 		l.expires, l.attached = now+EventTTL+leaseReuseDuration, 0 // a new lease
 	}
 	l.attached++
-	l.queue.push(eventLease{namespace: obj.GetNamespace(), name: obj.GetName(), rev: rev, at: l.expires})
+	l.queue.push(eventLease{key: key, rev: rev, at: l.expires})
 	if !l.timer.Pending() {
 		l.timer = s.clock.At(l.queue.front().at, "event TTL", s.expireEvents)
 	}
@@ -121,9 +131,8 @@ func (s *Server) expireEvents() {
 	for f := l.queue.front(); f != nil && f.at <= now; f = l.queue.front() {
 		e := *f
 		l.queue.pop()
-		o, ok := s.store.Lookup(kinds.Event, e.namespace, e.name)
-		var rv [20]byte // e.rev in decimal, compared without allocating a string
-		if ok && o.GetResourceVersion() == string(strconv.AppendInt(rv[:0], e.rev, 10)) {
+		ns, name := eventKeyName(e.key)
+		if rev, ok := s.store.ModRev(kinds.Event, ns, name); ok && rev == e.rev {
 			due = append(due, e) // not deleted already, nor written again since (renewed)
 		}
 	}
@@ -136,7 +145,8 @@ func (s *Server) expireEvents() {
 			Message: "deleted " + what + " etcd lease expired (kube-apiserver --event-ttl 1h: an Event lives an hour after its last write)",
 			Why:     "Events are kept for an hour after their last update, so that etcd does not fill up with them; kubectl get events shows only the last hour."})
 		for _, e := range due {
-			if _, _, err := s.store.Delete(kinds.Event, e.namespace, e.name, "", seq); err != nil {
+			ns, name := eventKeyName(e.key)
+			if _, _, err := s.store.Delete(kinds.Event, ns, name, "", seq); err != nil {
 				panic("apiserver: event expiry: " + err.Error())
 			}
 		}
@@ -144,4 +154,12 @@ func (s *Server) expireEvents() {
 	if f := l.queue.front(); f != nil {
 		l.timer = s.clock.At(f.at, "event TTL", s.expireEvents)
 	}
+}
+
+// eventKeyName is the namespace and name in an Event's etcd key,
+// /registry/events/<namespace>/<name>, as parts of the key's string.
+func eventKeyName(key string) (namespace, name string) {
+	rest := strings.TrimPrefix(key, kinds.Event.EtcdPrefix+"/")
+	namespace, name, _ = strings.Cut(rest, "/")
+	return namespace, name
 }

@@ -84,10 +84,9 @@ func findEvent(t *testing.T, ts *testServer, reason string) string {
 // --lease-max-object-count, then counts the new key).
 func TestEventLeaseSharing(t *testing.T) {
 	ts := newTestServer(t)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u"}}
 	write := func(at sim.Tick) sim.Tick {
 		ts.clock.SetNow(at)
-		ts.noteEventWrite(pod, 1)
+		ts.noteEventKey("/registry/events/default/web.1", 1)
 		return ts.eventLeases.queue.back().at
 	}
 	first := write(0)

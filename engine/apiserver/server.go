@@ -226,7 +226,7 @@ func (s *Server) tryCommitCreate(a Actor, obj kinds.Object, verb string) (int64,
 		panic("apiserver: create after validation failed: " + err.Error())
 	}
 	if k == kinds.Event {
-		s.noteEventWrite(obj, rev)
+		s.noteEventWrite(rev)
 	}
 	s.noteRev(a, rev)
 	return rev, nil
@@ -417,7 +417,7 @@ func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string) {
 		panic("apiserver: update after validation failed: " + err.Error())
 	}
 	if k == kinds.Event {
-		s.noteEventWrite(obj, rev)
+		s.noteEventWrite(rev)
 	}
 	s.noteRev(a, rev)
 	// An object that was waiting only for its last finalizer goes now.

@@ -262,3 +262,29 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 		}
 	}
 }
+
+// ModRev reads an object's latest revision without decoding it, kept at
+// rest or not; KeyAt names the key a revision wrote, as the store's string.
+func TestModRevAndKeyAt(t *testing.T) {
+	s := New()
+	ev := kinds.Event.New().(*corev1.Event)
+	ev.Namespace, ev.Name, ev.Reason = "default", "a.1", "Pulled"
+	rev, _ := s.Create(ev, 0)
+	prev, _ := s.Create(typedPod("a"), 0)
+	if got, ok := s.ModRev(kinds.Event, "default", "a.1"); !ok || got != rev {
+		t.Errorf("ModRev(event) = %d, %v; want %d", got, ok, rev)
+	}
+	if got, ok := s.ModRev(kinds.Pod, "default", "a"); !ok || got != prev {
+		t.Errorf("ModRev(pod) = %d, %v; want %d", got, ok, prev)
+	}
+	if _, ok := s.ModRev(kinds.Pod, "default", "nope"); ok {
+		t.Error("ModRev found an object never written")
+	}
+	if key, ok := s.KeyAt(rev); !ok || key != "/registry/events/default/a.1" {
+		t.Errorf("KeyAt(%d) = %q, %v", rev, key, ok)
+	}
+	s.Compact(s.Rev())
+	if _, ok := s.KeyAt(rev); ok {
+		t.Error("KeyAt answered for a compacted revision")
+	}
+}

@@ -255,6 +255,30 @@ func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
 	return e.object(k), true
 }
 
+// ModRev is etcd's mod_revision of an object: the revision of its latest
+// write (its resourceVersion), read without decoding it.
+func (s *Store) ModRev(k *kinds.Kind, namespace, name string) (int64, bool) {
+	b := s.bucket(k)
+	s.lookupKey(k, namespace, name)
+	e, ok := b.entries[string(s.keyBuf)]
+	switch {
+	case !ok:
+		return 0, false
+	case e.enc != nil && e.enc.rv >= 0:
+		return e.enc.rv, true
+	}
+	return rvOf(e.object(k)), true
+}
+
+// KeyAt is the key that revision rev wrote, while history still holds it:
+// the store's own string, shared, for whoever keeps many keys.
+func (s *Store) KeyAt(rev int64) (string, bool) {
+	if ev := s.eventAt(rev); ev != nil {
+		return ev.Key, true
+	}
+	return "", false
+}
+
 // List returns the objects of kind k in namespace (all namespaces if ""),
 // ordered by key, as etcd's range reads are. The slice is the caller's; the
 // objects are shared.
