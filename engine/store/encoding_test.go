@@ -288,3 +288,20 @@ func TestModRevAndKeyAt(t *testing.T) {
 		t.Error("KeyAt answered for a compacted revision")
 	}
 }
+
+// LastWrite of a deleted object searches the log; of one written before the
+// last compaction, finds nothing.
+func TestLastWriteOfDeletedAndCompacted(t *testing.T) {
+	s := New()
+	s.Create(typedPod("gone"), 3)
+	s.Create(typedPod("old"), 4)
+	s.Compact(s.Rev())
+	s.Create(typedPod("x"), 5)
+	s.Delete(kinds.Pod, "default", "gone", "", 6)
+	if rev, typ, cause, ok := s.LastWrite(kinds.Pod, "default", "gone"); !ok || rev != s.Rev() || typ != Deleted || cause != 6 {
+		t.Errorf("LastWrite(deleted) = %d %v %d %v; want %d DELETED 6 true", rev, typ, cause, ok, s.Rev())
+	}
+	if _, _, _, ok := s.LastWrite(kinds.Pod, "default", "old"); ok {
+		t.Error("LastWrite found a write that compaction removed")
+	}
+}

@@ -460,6 +460,14 @@ func (s *Store) SinceOf(rev int64, ks ...*kinds.Kind) ([]Event, error) {
 // objects: its revision, type and cause. It reports false if history since
 // the last compaction holds no write to the object.
 func (s *Store) LastWrite(k *kinds.Kind, namespace, name string) (rev int64, typ EventType, cause uint64, ok bool) {
+	// An object that exists was last written at its mod revision: found by
+	// arithmetic. Only a deleted one needs the log searched, newest first.
+	if mod, exists := s.ModRev(k, namespace, name); exists {
+		if ev := s.eventAt(mod); ev != nil {
+			return ev.Rev, ev.Type, ev.Cause, true
+		}
+		return 0, 0, 0, false // written before the last compaction
+	}
 	key := k.Key(namespace, name)
 	for i := s.history.n - 1; i >= 0; i-- {
 		if ev := s.history.at(i); ev.Key == key {
