@@ -26,8 +26,9 @@ import (
 // typed, shared by every component as an informer's cache would be. Once a
 // version is superseded and every component has seen the write that
 // superseded it (the engine seals history up to its watch cursor), only
-// `history`, `why` and the REPL's summaries can still ask for it, and the
-// store keeps it as etcd does: protobuf bytes, decoded when read. Kinds
+// readers of history can still ask for it (the REPL's summary of an
+// advance, `rollout status`), and the store keeps it as etcd does:
+// protobuf bytes, decoded when read. Kinds
 // that no component watches (Events) are kept as bytes from the moment
 // they are written: the store keeps nothing of the object it was given,
 // and components' watches carry no object for them (see Watch).
