@@ -93,7 +93,7 @@ func defaultPriorityClass(pc *schedulingv1.PriorityClass) {
 // built in; other classes at most HighestUserDefinablePriority; a known
 // preemptionPolicy.
 func validatePriorityClass(pc *schedulingv1.PriorityClass) field.ErrorList {
-	errs := validateMeta(&pc.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain)
+	errs := validateMeta(&pc.ObjectMeta, false, nameIsDNSSubdomain)
 	if strings.HasPrefix(pc.Name, SystemPriorityClassPrefix) {
 		if err := isKnownSystemPriorityClass(pc.Name, pc.Value, pc.GlobalDefault); err != nil {
 			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"),

@@ -45,13 +45,13 @@ var specPath = field.NewPath("spec")
 func Validate(obj kinds.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validatePodSpec(&o.Spec, specPath)...)
 	case *appsv1.Deployment:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validateDeploymentSpec(&o.Spec, specPath)...)
 	case *appsv1.ReplicaSet:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validateReplicaSetSpec(&o.Spec, specPath)...)
 	case *corev1.Service:
 		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNS1035Label)
@@ -59,21 +59,21 @@ func Validate(obj kinds.Object) field.ErrorList {
 	case *corev1.Namespace:
 		return validateMeta(&o.ObjectMeta, false, apimachineryvalidation.NameIsDNSLabel)
 	case *corev1.Node:
-		errs := validateMeta(&o.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, false, nameIsDNSSubdomain)
 		errs = append(errs, validateTaints(o.Spec.Taints, field.NewPath("spec", "taints"))...)
 		return append(errs, validateResourceList(o.Status.Capacity, field.NewPath("status", "capacity"))...)
 	case *corev1.Event:
-		return validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		return validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 	case *discoveryv1.EndpointSlice:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validateEndpointSlice(o)...)
 	case *coordinationv1.Lease:
-		return validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		return validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 	case *autoscalingv2.HorizontalPodAutoscaler:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validateHPASpec(&o.Spec, specPath)...)
 	case *policyv1.PodDisruptionBudget:
-		errs := validateMeta(&o.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain)
+		errs := validateMeta(&o.ObjectMeta, true, nameIsDNSSubdomain)
 		return append(errs, validatePDBSpec(&o.Spec, specPath)...)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
@@ -175,7 +175,7 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
 	}
 	if s.NodeName != "" {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.NodeName, false) {
+		for _, msg := range nameIsDNSSubdomain(s.NodeName, false) {
 			errs = append(errs, field.Invalid(p.Child("nodeName"), s.NodeName, msg))
 		}
 	}

@@ -40,7 +40,7 @@ func metaValid(m *metav1.ObjectMeta, namespaced bool, nameFn apimachineryvalidat
 		return false
 	}
 	if namespaced {
-		if m.Namespace == "" || len(apimachineryvalidation.ValidateNamespaceName(m.Namespace, false)) != 0 {
+		if !dns1123LabelValid(m.Namespace) { // ValidateNamespaceName is IsDNS1123Label
 			return false
 		}
 	} else if m.Namespace != "" {
@@ -166,7 +166,7 @@ func qualifiedNameValid(v string) bool {
 		if strings.IndexByte(name, '/') >= 0 { // more than one "/"
 			return false
 		}
-		if prefix == "" || len(validation.IsDNS1123Subdomain(prefix)) != 0 {
+		if !dns1123SubdomainValid(prefix) {
 			return false
 		}
 	}
@@ -183,4 +183,64 @@ func qualifiedNameValid(v string) bool {
 
 func isAlphanumeric(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// dns1123LabelValid reports whether validation.IsDNS1123Label(s) returns no
+// message, without its regular expression (every pod and Event is created
+// in a namespace checked with it): 1 to 63 characters of [-a-z0-9],
+// starting and ending with a letter or digit.
+func dns1123LabelValid(s string) bool {
+	if len(s) == 0 || len(s) > validation.DNS1123LabelMaxLength {
+		return false
+	}
+	return dns1123Part(s)
+}
+
+// dns1123SubdomainValid reports whether validation.IsDNS1123Subdomain(s)
+// returns no message, without its regular expression: at most 253
+// characters, labels of [-a-z0-9] that start and end with a letter or
+// digit, joined by dots (a label's own length is not limited here).
+func dns1123SubdomainValid(s string) bool {
+	if len(s) == 0 || len(s) > validation.DNS1123SubdomainMaxLength {
+		return false
+	}
+	for {
+		i := strings.IndexByte(s, '.')
+		if i < 0 {
+			return dns1123Part(s)
+		}
+		if !dns1123Part(s[:i]) {
+			return false
+		}
+		s = s[i+1:]
+	}
+}
+
+// dns1123Part reports whether s matches [a-z0-9]([-a-z0-9]*[a-z0-9])?.
+func dns1123Part(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// nameIsDNSSubdomain is apimachineryvalidation.NameIsDNSSubdomain, the name
+// rule of most kinds, with the regular expression skipped for a valid name;
+// an invalid one gets apimachinery's own messages.
+func nameIsDNSSubdomain(name string, prefix bool) []string {
+	check := name
+	if prefix && len(check) > 1 && check[len(check)-1] == '-' {
+		// apimachinery's maskTrailingDash, which drops the dash and the
+		// character before it: "web-" is checked as "wea".
+		check = check[:len(check)-2] + "a"
+	}
+	if dns1123SubdomainValid(check) {
+		return nil
+	}
+	return apimachineryvalidation.NameIsDNSSubdomain(name, prefix)
 }

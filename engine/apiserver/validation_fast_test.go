@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +230,64 @@ func TestMetaUpdateValid(t *testing.T) {
 	if accepted < 3000 || rejected < 3000 {
 		t.Fatalf("accepted %d, rejected %d: the inputs must exercise both answers", accepted, rejected)
 	}
+}
+
+// The DNS-1123 checks and the name rule built on them, against
+// apimachinery's regular expressions: every string of up to 5 characters
+// over an alphabet with one character of each class they tell apart, the
+// shared strings, the length limits, and (FuzzDNS1123) whatever the fuzzer
+// finds.
+func TestDNS1123Valid(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := dns1123LabelValid(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Errorf("dns1123LabelValid(%q) = %v; IsDNS1123Label says %v", s, got, want)
+		}
+		if got, want := dns1123SubdomainValid(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
+			t.Errorf("dns1123SubdomainValid(%q) = %v; IsDNS1123Subdomain says %v", s, got, want)
+		}
+		for _, prefix := range []bool{false, true} {
+			got, want := nameIsDNSSubdomain(s, prefix), apimachineryvalidation.NameIsDNSSubdomain(s, prefix)
+			if !slices.Equal(got, want) {
+				t.Errorf("nameIsDNSSubdomain(%q, %v) = %q; apimachinery says %q", s, prefix, got, want)
+			}
+		}
+	}
+	for _, s := range strs {
+		check(s)
+	}
+	for _, n := range []int{62, 63, 64, 252, 253, 254} {
+		check(strings.Repeat("a", n))
+		check(strings.Repeat("a", n-1) + "-")
+		check(strings.Repeat("a.", n/2)[:n-1] + "b")
+	}
+	alphabet := []string{"a", "Z", "5", "-", "_", ".", "/"}
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		check(prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(prefix+c, n-1)
+		}
+	}
+	gen("", 5)
+}
+
+func FuzzDNS1123(f *testing.F) {
+	for _, s := range strs {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := dns1123SubdomainValid(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
+			t.Fatalf("dns1123SubdomainValid(%q) = %v; IsDNS1123Subdomain says %v", s, got, want)
+		}
+		if got, want := dns1123LabelValid(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Fatalf("dns1123LabelValid(%q) = %v; IsDNS1123Label says %v", s, got, want)
+		}
+		if got, want := nameIsDNSSubdomain(s, true), apimachineryvalidation.NameIsDNSSubdomain(s, true); !slices.Equal(got, want) {
+			t.Fatalf("nameIsDNSSubdomain(%q, true) = %q; apimachinery says %q", s, got, want)
+		}
+	})
 }
