@@ -301,8 +301,8 @@ type Scores struct {
 // RunScorePlugins scores the feasible nodes with every score plugin not
 // skipped, normalises, checks the 0..100 range, and sums the weighted scores
 // into out.Totals. A skipped plugin's raw and normalised scores are zeros
-// (without node names: nothing normalises them); a plugin without
-// NormalizeScore is checked and summed in the pass that scores it.
+// (without node names: nothing normalises them). As in kube, every node is
+// scored before any score is normalised or checked.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Scores) < len(f.score) {
@@ -327,22 +327,6 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			clear(raw)
 			continue
 		}
-		w := e.Weight
-		if e.ext == nil {
-			for i, node := range nodes {
-				s, st := e.Plugin.Score(state, pod, node)
-				if st != nil && st.code != Success {
-					return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
-				}
-				scores[i] = NodeScore{Name: node.name, Score: s}
-				raw[i] = s
-				if s > MaxNodeScore || s < MinNodeScore {
-					return invalidScore(e.Plugin, s)
-				}
-				totals[i] += s * w
-			}
-			continue
-		}
 		for i, node := range nodes {
 			s, st := e.Plugin.Score(state, pod, node)
 			if st != nil && st.code != Success {
@@ -351,15 +335,17 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			scores[i] = NodeScore{Name: node.name, Score: s}
 			raw[i] = s
 		}
-		if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
-			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+		if e.ext != nil {
+			if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
+				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+			}
 		}
 		for i := range scores {
 			s := scores[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
 				return invalidScore(e.Plugin, s)
 			}
-			totals[i] += s * w
+			totals[i] += s * e.Weight
 		}
 	}
 	return nil
