@@ -47,10 +47,14 @@ func TestQualifiedNameValid(t *testing.T) {
 	}
 	// Every string of up to 5 characters over an alphabet with one
 	// character of each class the validators tell apart.
-	alphabet := []string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}
+	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, check)
+}
+
+// eachString calls fn with every string of up to n characters over alphabet.
+func eachString(alphabet []string, n int, fn func(string)) {
 	var gen func(prefix string, n int)
 	gen = func(prefix string, n int) {
-		check(prefix)
+		fn(prefix)
 		if n == 0 {
 			return
 		}
@@ -58,7 +62,7 @@ func TestQualifiedNameValid(t *testing.T) {
 			gen(prefix+c, n-1)
 		}
 	}
-	gen("", 5)
+	gen("", n)
 }
 
 // FuzzQualifiedNameValid compares qualifiedNameValid with IsQualifiedName.
@@ -261,18 +265,7 @@ func TestDNS1123Valid(t *testing.T) {
 		check(strings.Repeat("a", n-1) + "-")
 		check(strings.Repeat("a.", n/2)[:n-1] + "b")
 	}
-	alphabet := []string{"a", "Z", "5", "-", "_", ".", "/"}
-	var gen func(prefix string, n int)
-	gen = func(prefix string, n int) {
-		check(prefix)
-		if n == 0 {
-			return
-		}
-		for _, c := range alphabet {
-			gen(prefix+c, n-1)
-		}
-	}
-	gen("", 5)
+	eachString([]string{"a", "Z", "5", "-", "_", ".", "/"}, 5, check)
 }
 
 func FuzzDNS1123(f *testing.F) {
