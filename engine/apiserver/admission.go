@@ -106,19 +106,34 @@ func addDefaultTolerations(p *corev1.Pod) {
 			unreachable = true
 		}
 	}
+	if len(p.Spec.Tolerations) == 0 {
+		// Most pods have no tolerations of their own: they all get the same
+		// two, one shared array (objects from the store are read-only; its
+		// capacity is its length, so an append copies). kube's plugin too
+		// shares its TolerationSeconds between pods.
+		p.Spec.Tolerations = defaultTolerations[:len(defaultTolerations):len(defaultTolerations)]
+		return
+	}
 	if add := btoi(!notReady) + btoi(!unreachable); add > 0 {
 		// One array for the pod's tolerations and the added ones, not an
 		// append each: every pod created comes through here.
 		p.Spec.Tolerations = append(make([]corev1.Toleration, 0, len(p.Spec.Tolerations)+add), p.Spec.Tolerations...)
 	}
 	if !notReady {
-		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeNotReady,
-			Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(DefaultTolerationSeconds)})
+		p.Spec.Tolerations = append(p.Spec.Tolerations, defaultTolerations[0])
 	}
 	if !unreachable {
-		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeUnreachable,
-			Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo(DefaultTolerationSeconds)})
+		p.Spec.Tolerations = append(p.Spec.Tolerations, defaultTolerations[1])
 	}
+}
+
+// defaultTolerations are what DefaultTolerationSeconds adds: not-ready,
+// then unreachable, each tolerated for DefaultTolerationSeconds.
+var defaultTolerations = [2]corev1.Toleration{
+	{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute,
+		TolerationSeconds: ptrTo(DefaultTolerationSeconds)},
+	{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute,
+		TolerationSeconds: ptrTo(DefaultTolerationSeconds)},
 }
 
 func btoi(b bool) int {
