@@ -45,10 +45,12 @@ import (
 // resourceVersion, which every version changes, is kept apart so that
 // metadata compares equal.
 type blob struct {
-	// data is a header byte (1 if the object carried its TypeMeta, which
-	// protobuf leaves to the envelope), the protobuf encoding (of the whole
-	// object, or of its status field alone when base is set), then the
-	// object's times (see appendTimes).
+	// data is a header byte (bit 0 set if the object carried its
+	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
+	// other bits say what was taken out of it, see event_encoding.go),
+	// what an Event keeps of the fields taken out, the protobuf encoding
+	// (of the whole object, or of its status field alone when base is
+	// set), then the object's times (see appendTimes).
 	data     []byte
 	base     *blob // the version whose metadata and spec this one has; nil for a whole one
 	rv       int64 // the resourceVersion, left out of the encoding; -1 if it is in it
@@ -118,6 +120,15 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 			defer obj.SetResourceVersion(rv)
 		}
 	}
+	s.extraBuf = s.extraBuf[:0]
+	ev, isEvent := obj.(*corev1.Event)
+	var flags byte
+	var was elided
+	if isEvent {
+		flags, s.extraBuf, was = stripEvent(ev, s.extraBuf)
+		header |= flags
+		defer was.restore(ev, flags)
+	}
 	s.timesBuf = appendTimes(s.timesBuf[:0], obj)
 	// The generated code writes backwards from the end of the buffer it is
 	// given, so one pass into the tail of a scratch buffer both measures
@@ -142,19 +153,23 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if hasStatus && base != nil && b.rv >= 0 && base.rv >= 0 && bytes.Equal(enc[:at], base.data[1:base.statusAt]) {
 		b.base, enc = base, enc[at:] // only the status changed
 	}
-	b.data = make([]byte, 1+len(enc)+len(s.timesBuf))
+	b.data = make([]byte, 1+len(s.extraBuf)+len(enc)+len(s.timesBuf))
 	b.data[0] = header
-	copy(b.data[1:], enc)
-	b.proto = int32(1 + len(enc))
+	copy(b.data[1:], s.extraBuf)
+	copy(b.data[1+len(s.extraBuf):], enc)
+	b.proto = int32(1 + len(s.extraBuf) + len(enc))
 	b.statusAt = b.proto
 	if b.base == nil {
-		b.statusAt = int32(1 + at)
+		b.statusAt = int32(1 + len(s.extraBuf) + at)
 	}
 	copy(b.data[b.proto:], s.timesBuf)
 	if len(s.encBuf) > encScratch {
 		s.encBuf = nil // do not keep a one-off giant
 	}
 	if VerifyEncoding {
+		if isEvent {
+			was.restore(ev, flags)
+		}
 		obj.SetResourceVersion(rvString(b.rv, obj.GetResourceVersion()))
 		verifyRoundTrip(k, obj, b)
 	}
@@ -220,12 +235,19 @@ func (b *blob) decode(k *kinds.Kind) Object {
 		unmarshal(k, u, b.base.data[1:b.base.proto])
 		resetStatus(obj)
 	}
-	unmarshal(k, u, b.data[1:b.proto]) // protobuf merges: the status lands on the base's
+	start := 1
+	if k == kinds.Event {
+		start += eventExtraLen(b.data[0], b.data[1:])
+	}
+	unmarshal(k, u, b.data[start:b.proto]) // protobuf merges: the status lands on the base's
 	if b.rv >= 0 {
 		obj.SetResourceVersion(strconv.FormatInt(b.rv, 10))
 	}
 	restoreTimes(obj, b.data[b.proto:])
-	if b.data[0] == 0 {
+	if ev, ok := obj.(*corev1.Event); ok {
+		unstripEvent(ev, b.data[0], b.data[1:start])
+	}
+	if b.data[0]&1 == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)
 	}
 	return obj

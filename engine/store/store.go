@@ -137,6 +137,7 @@ type Store struct {
 	indexes    map[*kinds.Kind][]*index
 	keyBuf     []byte // scratch for lookup keys
 	timesBuf   []byte // scratch for encoding
+	extraBuf   []byte // scratch for encoding
 	encBuf     []byte // scratch for encoding
 }
 

@@ -1,0 +1,222 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// An Event repeats itself. The recorder names it after its object (the
+// object's name, a dot, the time in hex), puts it in its object's
+// namespace, stamps the same time three times (created, first seen, last
+// seen) and names its reporter twice; its uid and its object's are UUIDs,
+// 36 characters of hex for 16 bytes. Six Events a pod, each kept for an
+// hour, make Events most of what etcd holds in a busy cluster.
+//
+// So before encoding an Event the store takes out what the rest of it
+// says again, and puts it back on decode: a flag in the blob's header byte
+// for each, and the part that is not repeated (the name's hex suffix, the
+// uids' 16 bytes) in a few bytes kept before the protobuf encoding. What
+// is left is still the Event's protobuf encoding, of an Event with those
+// fields empty; an Event that does not repeat itself keeps its fields.
+// VerifyEncoding checks every Event a test writes, as every other kind.
+
+// The flags of an Event's header byte (bit 0 says whether it carried its
+// TypeMeta, as for every kind).
+const (
+	evNamespace   = 1 << (iota + 1) // metadata.namespace is involvedObject.namespace
+	evName                          // metadata.name is involvedObject.name "." hex: the hex is kept
+	evUID                           // metadata.uid is a UUID: its 16 bytes are kept
+	evInvolvedUID                   // involvedObject.uid is a UUID: its 16 bytes are kept
+	evFirst                         // firstTimestamp is creationTimestamp
+	evLast                          // lastTimestamp is firstTimestamp
+	evReporting                     // reportingComponent is source.component
+)
+
+// elided is what stripEvent took out of an Event, to put back after
+// encoding it.
+type elided struct {
+	namespace, name, uid, involvedUID, reporting string
+	first, last                                  metav1.Time
+}
+
+// stripEvent empties the fields of ev that the rest of it repeats, appends
+// to extra what restoring them needs, and returns the header flags and
+// what it took out (see restore).
+func stripEvent(ev *corev1.Event, extra []byte) (byte, []byte, elided) {
+	var flags byte
+	var was elided
+	if ns := ev.Namespace; ns != "" && ns == ev.InvolvedObject.Namespace {
+		flags |= evNamespace
+		was.namespace, ev.Namespace = ns, ""
+	}
+	if v, ok := nameSuffix(ev.Name, ev.InvolvedObject.Name); ok {
+		flags |= evName
+		extra = binary.AppendUvarint(extra, v)
+		was.name, ev.Name = ev.Name, ""
+	}
+	if u, ok := parseUUID(string(ev.UID)); ok {
+		flags |= evUID
+		extra = append(extra, u[:]...)
+		was.uid, ev.UID = string(ev.UID), ""
+	}
+	if u, ok := parseUUID(string(ev.InvolvedObject.UID)); ok {
+		flags |= evInvolvedUID
+		extra = append(extra, u[:]...)
+		was.involvedUID, ev.InvolvedObject.UID = string(ev.InvolvedObject.UID), ""
+	}
+	// Times compare as values, zone included, so that the copy put back
+	// is the same time in the same zone.
+	first := ev.FirstTimestamp
+	if !first.IsZero() && first.Time == ev.CreationTimestamp.Time {
+		flags |= evFirst
+		was.first, ev.FirstTimestamp = first, metav1.Time{}
+	}
+	if !ev.LastTimestamp.IsZero() && ev.LastTimestamp.Time == first.Time {
+		flags |= evLast
+		was.last, ev.LastTimestamp = ev.LastTimestamp, metav1.Time{}
+	}
+	if r := ev.ReportingController; r != "" && r == ev.Source.Component {
+		flags |= evReporting
+		was.reporting, ev.ReportingController = r, ""
+	}
+	return flags, extra, was
+}
+
+// restore gives ev back what stripEvent took out of it.
+func (was *elided) restore(ev *corev1.Event, flags byte) {
+	if flags&evNamespace != 0 {
+		ev.Namespace = was.namespace
+	}
+	if flags&evName != 0 {
+		ev.Name = was.name
+	}
+	if flags&evUID != 0 {
+		ev.UID = types.UID(was.uid)
+	}
+	if flags&evInvolvedUID != 0 {
+		ev.InvolvedObject.UID = types.UID(was.involvedUID)
+	}
+	if flags&evFirst != 0 {
+		ev.FirstTimestamp = was.first
+	}
+	if flags&evLast != 0 {
+		ev.LastTimestamp = was.last
+	}
+	if flags&evReporting != 0 {
+		ev.ReportingController = was.reporting
+	}
+}
+
+// eventExtraLen is the length of the bytes stripEvent kept, at the start
+// of extra.
+func eventExtraLen(flags byte, extra []byte) int {
+	n := 0
+	if flags&evName != 0 {
+		_, m := binary.Uvarint(extra)
+		n += m
+	}
+	if flags&evUID != 0 {
+		n += 16
+	}
+	if flags&evInvolvedUID != 0 {
+		n += 16
+	}
+	return n
+}
+
+// unstripEvent fills in, on an Event decoded from a blob, the fields
+// stripEvent emptied, from the rest of it and the kept bytes extra. Its
+// times must already be whole (restoreTimes).
+func unstripEvent(ev *corev1.Event, flags byte, extra []byte) {
+	if flags&evNamespace != 0 {
+		ev.Namespace = ev.InvolvedObject.Namespace
+	}
+	if flags&evName != 0 {
+		v, n := binary.Uvarint(extra)
+		extra = extra[n:]
+		ev.Name = ev.InvolvedObject.Name + "." + strconv.FormatUint(v, 16)
+	}
+	if flags&evUID != 0 {
+		ev.UID = types.UID(formatUUID(extra[:16]))
+		extra = extra[16:]
+	}
+	if flags&evInvolvedUID != 0 {
+		ev.InvolvedObject.UID = types.UID(formatUUID(extra[:16]))
+	}
+	if flags&evFirst != 0 {
+		ev.FirstTimestamp = ev.CreationTimestamp
+	}
+	if flags&evLast != 0 {
+		ev.LastTimestamp = ev.FirstTimestamp
+	}
+	if flags&evReporting != 0 {
+		ev.ReportingController = ev.Source.Component
+	}
+}
+
+// nameSuffix reports whether name is object "." and a number in lowercase
+// hex without leading zeros (client-go's name for an Event about object),
+// and the number.
+func nameSuffix(name, object string) (uint64, bool) {
+	if len(name) <= len(object)+1 || name[:len(object)] != object || name[len(object)] != '.' {
+		return 0, false
+	}
+	digits := name[len(object)+1:]
+	if len(digits) > 16 || len(digits) > 1 && digits[0] == '0' {
+		return 0, false // more than 64 bits, or a leading zero that would not come back
+	}
+	var v uint64
+	for i := 0; i < len(digits); i++ {
+		switch c := digits[i]; {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// parseUUID reads a UUID in its canonical form (lowercase hex, dashes
+// after 8, 12, 16 and 20 digits), the form every uid kubeloop makes has.
+func parseUUID(s string) (u [16]byte, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	var digits [32]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '-' && (i == 8 || i == 13 || i == 18 || i == 23):
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
+			digits[n] = c
+			n++
+		default:
+			return u, false
+		}
+	}
+	_, err := hex.Decode(u[:], digits[:])
+	return u, err == nil
+}
+
+// formatUUID is the canonical form of the 16 bytes b.
+func formatUUID(b []byte) string {
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:16])
+	return string(out[:])
+}

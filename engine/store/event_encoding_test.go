@@ -1,0 +1,156 @@
+package store
+
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+func TestNameSuffix(t *testing.T) {
+	for _, c := range []struct {
+		name, object string
+		want         uint64
+		ok           bool
+	}{
+		{"web-1.1816687ec0570295", "web-1", 0x1816687ec0570295, true},
+		{"web-1.0", "web-1", 0, true},
+		{"web-1.ff", "web-1", 0xff, true},
+		{"web-1.0ff", "web-1", 0, false},  // a leading zero would not come back
+		{"web-1.FF", "web-1", 0, false},   // nor capitals
+		{"web-1.", "web-1", 0, false},     // no number
+		{"web-1.xyz", "web-1", 0, false},  // not hex
+		{"web-1x1f", "web-1", 0, false},   // no dot
+		{"web-2.1f", "web-1", 0, false},   // another object's
+		{"web-1.1f.2", "web-1", 0, false}, // more after the number
+		{".1f", "", 0x1f, true},
+		{"web-1.10000000000000000", "web-1", 0, false}, // beyond 64 bits
+	} {
+		got, ok := nameSuffix(c.name, c.object)
+		if got != c.want || ok != c.ok {
+			t.Errorf("nameSuffix(%q, %q) = %x, %v; want %x, %v", c.name, c.object, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestUUIDRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"a3836313-52fd-4fce-b186-6faa86e1ccf7", true},
+		{"00000000-0000-0000-0000-000000000000", true},
+		{"A3836313-52fd-4fce-b186-6faa86e1ccf7", false}, // capitals would not come back
+		{"a3836313-52fd-4fce-b186-6faa86e1ccf", false},
+		{"a3836313-52fd-4fce-b186-6faa86e1ccf77", false},
+		{"a383631352fd-4fce-b186-6faa86e1ccf7-", false}, // dashes elsewhere
+		{"a3836313-52fd-4fce-b186-6faa86e1ccg7", false},
+		{"", false},
+		{"uid-1", false},
+	} {
+		u, ok := parseUUID(c.s)
+		if ok != c.ok {
+			t.Errorf("parseUUID(%q) ok = %v; want %v", c.s, ok, c.ok)
+		}
+		if ok && formatUUID(u[:]) != c.s {
+			t.Errorf("formatUUID(parseUUID(%q)) = %q", c.s, formatUUID(u[:]))
+		}
+	}
+}
+
+// recorded is an Event as client-go's recorder (and kubeloop's API server)
+// makes one: everything the store takes out is there to take.
+func recorded() *corev1.Event {
+	ev := kinds.Event.New().(*corev1.Event)
+	ev.Namespace, ev.Name, ev.UID = "default", "app-0042-7b576dd48d-2g7mn.1816687ec0570295", "a3836313-52fd-4fce-b186-6faa86e1ccf7"
+	ev.CreationTimestamp = at(4242)
+	ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "app-0042-7b576dd48d-2g7mn",
+		UID: "9fe6992d-c808-4e10-a1a4-71364fb9d1c3", APIVersion: "v1", ResourceVersion: "1789"}
+	ev.Reason, ev.Message, ev.Type = "Pulled", `Container image "nginx:1.27" already present on machine`, "Normal"
+	ev.Source.Component, ev.ReportingController = "kubelet", "kubelet"
+	ev.FirstTimestamp, ev.LastTimestamp, ev.Count = at(4242), at(4242), 1
+	return ev
+}
+
+// A recorded Event keeps what it does not repeat: its blob is far smaller
+// than its protobuf encoding, and reads back exactly.
+func TestRecordedEventKeepsWhatItDoesNotRepeat(t *testing.T) {
+	s := New()
+	ev := recorded()
+	want := ev.DeepCopy()
+	whole := ev.Size()
+	s.Create(ev, 0)
+	want.ResourceVersion = ev.ResourceVersion
+	sameJSON(t, "the caller's Event after Create", ev, want) // as it gave it, but for its resourceVersion
+	got, ok := s.Lookup(kinds.Event, "default", "app-0042-7b576dd48d-2g7mn.1816687ec0570295")
+	if !ok {
+		t.Fatal("the Event is not there")
+	}
+	sameJSON(t, "the Event read back", got, want)
+	s.lookupKey(kinds.Event, "default", "app-0042-7b576dd48d-2g7mn.1816687ec0570295")
+	b := s.bucket(kinds.Event).entries[string(s.keyBuf)].enc
+	if kept := len(b.data); kept > whole*3/4 {
+		t.Errorf("the Event keeps %d bytes; its protobuf encoding is %d, and over a quarter of it repeats the rest", kept, whole)
+	}
+}
+
+// FuzzEventReadsBack writes Events whose fields the input chooses, so that
+// each repetition the store takes out is there or just not there (a name
+// of another object, a uid in capitals, a first time a millisecond off, in
+// another zone, a uid not in canonical form), and checks that each reads back exactly: as JSON,
+// semantically and zone by zone. `go test -fuzz FuzzEventReadsBack
+// ./engine/store` explores further.
+func FuzzEventReadsBack(f *testing.F) {
+	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(16))
+	f.Add("web-1", "web-1.0f", "default", "kube-system", "A3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "", uint16(1), uint16(2), byte(23))
+	f.Add("", ".1", "", "", "", "", "", uint16(0), uint16(0), byte(3))
+	f.Fuzz(func(t *testing.T, object, name, ns, objectNS, uid, component, reporting string, firstOff, lastOff uint16, zones byte) {
+		s := New()
+		ev := kinds.Event.New().(*corev1.Event)
+		ev.Namespace, ev.Name, ev.UID = "default", name, types.UID(uid)
+		if ns != "" {
+			ev.Namespace = ns
+		}
+		ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", Namespace: objectNS, Name: object,
+			UID: "9fe6992d-c808-4e10-a1a4-71364fb9d1c3"}
+		if zones&16 != 0 {
+			ev.InvolvedObject.UID = types.UID(uid)
+		}
+		when := func(off uint16, bit byte) metav1.Time {
+			t := at(int(off))
+			if zones&bit != 0 {
+				t = metav1.NewTime(t.Local())
+			}
+			return t
+		}
+		ev.CreationTimestamp = when(0, 1)
+		ev.FirstTimestamp = when(firstOff, 2)
+		ev.LastTimestamp = when(firstOff+lastOff, 4)
+		if zones&8 != 0 {
+			ev.FirstTimestamp = metav1.Time{}
+		}
+		ev.Source.Component, ev.ReportingController = component, reporting
+		ev.Reason, ev.Count = "Fuzzed", 1
+		want := ev.DeepCopy()
+		if _, err := s.Create(ev, 0); err != nil {
+			return // not a key the store takes
+		}
+		want.ResourceVersion = ev.ResourceVersion
+		g, _ := json.Marshal(ev)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Fatalf("Create changed the caller's Event:\n got %s\nwant %s", g, w)
+		}
+		got := s.List(kinds.Event, "")[0].(*corev1.Event)
+		g, _ = json.Marshal(got)
+		w, _ = json.Marshal(want)
+		if string(g) != string(w) || !equality.Semantic.DeepEqual(got, want) || !sameZones(got, want) {
+			t.Fatalf("the Event read back differs:\n got %s\nwant %s", g, w)
+		}
+	})
+}
