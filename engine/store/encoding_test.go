@@ -237,7 +237,8 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 	s.Seal(s.Rev())
 	blobs := make([]*blob, 0, len(versions)-1)
 	for i := 0; i < len(versions)-1; i++ {
-		ev := s.eventAt(start + 1 + int64(i))
+		at, _ := s.entryAt(start + 1 + int64(i))
+		ev := s.history.event(at)
 		if ev.obj == nil {
 			t.Fatalf("version %d was not sealed", i)
 		}

@@ -33,7 +33,7 @@ import (
 type Object = kinds.Object
 
 // EventType says what a write did, in watch terms.
-type EventType int
+type EventType uint8
 
 // Watch event types, as a Kubernetes watch names them.
 const (
@@ -131,83 +131,13 @@ func (b *bucket) typed(obj Object) Object {
 type Store struct {
 	rev        int64
 	compactRev int64
-	sealedRev  int64 // history up to here has been delivered to every watcher
 	buckets    map[*kinds.Kind]*bucket
-	history    history // events with Rev > compactRev, in revision order
+	history    history // writes with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
 	keyBuf     []byte // scratch for lookup keys
 	timesBuf   []byte // scratch for encoding
 	extraBuf   []byte // scratch for encoding
 	encBuf     []byte // scratch for encoding
-}
-
-// historyChunk is how many events one block of history holds.
-const historyChunk = 4096
-
-// history is the write log, kept in fixed-size blocks so that appending
-// never copies what it holds and compaction drops whole blocks. Every write
-// appends exactly one event, so revisions in it are consecutive and an
-// event is found by arithmetic, not search.
-type history struct {
-	blocks [][]Event // the last block may be partly filled
-	head   int       // index in blocks[0] of the oldest kept event
-	n      int       // number of kept events
-}
-
-func (h *history) append(ev Event) {
-	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
-		h.blocks = append(h.blocks, make([]Event, 0, historyChunk))
-	}
-	last := &h.blocks[len(h.blocks)-1]
-	*last = append(*last, ev)
-	h.n++
-}
-
-// at returns the i-th kept event.
-func (h *history) at(i int) *Event {
-	i += h.head
-	return &h.blocks[i/historyChunk][i%historyChunk]
-}
-
-// since returns the kept events from the i-th on. Within one block it is a
-// view of the block; across blocks, a copy.
-func (h *history) since(i int) []Event {
-	if i >= h.n {
-		return nil
-	}
-	j := i + h.head
-	b, off := j/historyChunk, j%historyChunk
-	if b == len(h.blocks)-1 {
-		return h.blocks[b][off:len(h.blocks[b]):len(h.blocks[b])]
-	}
-	out := make([]Event, 0, h.n-i)
-	out = append(out, h.blocks[b][off:]...)
-	for _, blk := range h.blocks[b+1:] {
-		out = append(out, blk...)
-	}
-	return out
-}
-
-// drop discards the oldest k kept events.
-func (h *history) drop(k int) {
-	if k <= 0 {
-		return
-	}
-	h.n -= k
-	h.head += k
-	full := h.head / historyChunk
-	if full > 0 {
-		for i := range h.blocks[:full] {
-			h.blocks[i] = nil
-		}
-		h.blocks = append([][]Event(nil), h.blocks[full:]...)
-		h.head -= full * historyChunk
-	}
-	// Events before head in the first block are no longer reachable
-	// through the API; clear them so that they do not keep old objects.
-	if len(h.blocks) > 0 {
-		clear(h.blocks[0][:h.head])
-	}
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
@@ -274,8 +204,9 @@ func (s *Store) ModRev(k *kinds.Kind, namespace, name string) (int64, bool) {
 // KeyAt is the key that revision rev wrote, while history still holds it:
 // the store's own string, shared, for whoever keeps many keys.
 func (s *Store) KeyAt(rev int64) (string, bool) {
-	if ev := s.eventAt(rev); ev != nil {
-		return ev.Key, true
+	if i, ok := s.entryAt(rev); ok {
+		_, key, _, _, _ := s.history.meta(i)
+		return key, true
 	}
 	return "", false
 }
@@ -445,11 +376,11 @@ func (s *Store) SinceOf(rev int64, ks ...*kinds.Kind) ([]Event, error) {
 		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
 	}
 	var out []Event
-	for i := s.historyIndex(rev); i < s.history.n; i++ {
-		ev := s.history.at(i)
+	for i := s.historyIndex(rev); i < s.history.len(); i++ {
+		_, _, kind, _, _ := s.history.meta(i)
 		for _, k := range ks {
-			if ev.Kind == k {
-				out = append(out, s.decoded(*ev))
+			if kind == k {
+				out = append(out, s.decoded(s.history.event(i)))
 				break
 			}
 		}
@@ -464,15 +395,16 @@ func (s *Store) LastWrite(k *kinds.Kind, namespace, name string) (rev int64, typ
 	// An object that exists was last written at its mod revision: found by
 	// arithmetic. Only a deleted one needs the log searched, newest first.
 	if mod, exists := s.ModRev(k, namespace, name); exists {
-		if ev := s.eventAt(mod); ev != nil {
-			return ev.Rev, ev.Type, ev.Cause, true
+		if i, ok := s.entryAt(mod); ok {
+			rev, _, _, typ, cause := s.history.meta(i)
+			return rev, typ, cause, true
 		}
 		return 0, 0, 0, false // written before the last compaction
 	}
 	key := k.Key(namespace, name)
-	for i := s.history.n - 1; i >= 0; i-- {
-		if ev := s.history.at(i); ev.Key == key {
-			return ev.Rev, ev.Type, ev.Cause, true
+	for i := s.history.len() - 1; i >= 0; i-- {
+		if rev, ekey, _, typ, cause := s.history.meta(i); ekey == key {
+			return rev, typ, cause, true
 		}
 	}
 	return 0, 0, 0, false
@@ -496,17 +428,12 @@ func (s *Store) decoded(ev Event) Event {
 // Seal tells the store that every watcher has seen the writes up to rev.
 // A version superseded by one of those writes is then wanted only by
 // readers of history, and the store keeps it as etcd keeps every version:
-// encoded (see encoding.go).
+// encoded (see encoding.go). The writes themselves join the sealed part
+// of history (see history).
 func (s *Store) Seal(rev int64) {
-	rev = min(rev, s.rev)
-	s.sealedRev = max(s.sealedRev, s.compactRev)
-	for s.sealedRev < rev {
-		s.sealedRev++
-		ev := s.eventAt(s.sealedRev)
-		switch {
-		case ev == nil:
-		case ev.obj != nil: // a kind kept at rest: the write kept only its bytes
-		case ev.Type == Modified || ev.Type == Deleted:
+	for h := &s.history; len(h.recent()) > 0 && h.recent()[0].Rev <= rev; h.sealFront() {
+		ev := &h.recent()[0]
+		if ev.obj == nil && (ev.Type == Modified || ev.Type == Deleted) { // not a kind kept at rest
 			s.sealOld(ev)
 		}
 	}
@@ -515,18 +442,22 @@ func (s *Store) Seal(rev int64) {
 // sealOld encodes the version ev superseded, sharing the bytes with the
 // history entry that wrote that version when it is still kept. The version
 // before that one, which that entry superseded, is the base against which
-// a status-only change is kept (see blob).
+// a status-only change is kept (see blob). Entries are sealed in revision
+// order, so the one that wrote the version is sealed already.
 func (s *Store) sealOld(ev *Event) {
 	old := ev.Old
 	var b *blob
-	if p := s.eventAt(rvOf(old)); p != nil && p.Key == ev.Key && (p.Object == old || p.Object == nil && p.obj != nil) {
-		if p.obj == nil {
-			p.obj = s.encode(ev.Kind, old, p.old)
+	if i, ok := s.entryAt(rvOf(old)); ok && i < s.history.n && s.history.sealed(i).key == ev.Key {
+		switch p := s.history.sealed(i); {
+		case p.obj != nil:
+			b = p.obj
+		case s.history.typedObj(i) == old:
+			if b = s.encode(ev.Kind, old, p.old); b != nil {
+				s.history.encodedObj(i, b)
+			}
+		default:
+			b = s.encode(ev.Kind, old, nil)
 		}
-		if p.obj != nil {
-			p.Object = nil
-		}
-		b = p.obj
 	} else {
 		b = s.encode(ev.Kind, old, nil)
 	}
@@ -539,35 +470,26 @@ func (s *Store) sealOld(ev *Event) {
 	}
 }
 
-// eventAt is the kept history entry that wrote revision rev, or nil.
-func (s *Store) eventAt(rev int64) *Event {
-	if rev <= s.compactRev || rev > s.rev {
-		return nil
+// entryAt is the index of the kept history entry that wrote revision rev.
+func (s *Store) entryAt(rev int64) (int, bool) {
+	if rev <= s.compactRev || rev > s.rev || s.history.len() == 0 || rev < s.history.first {
+		return 0, false
 	}
-	i := s.historyIndex(rev - 1)
-	if i >= s.history.n {
-		return nil
-	}
-	if ev := s.history.at(i); ev.Rev == rev {
-		return ev
-	}
-	return nil
+	i := int(rev - s.history.first)
+	return i, i < s.history.len()
 }
 
-// historyIndex is the index of the first kept event with a revision above
+// historyIndex is the index of the first kept entry with a revision above
 // rev.
 func (s *Store) historyIndex(rev int64) int {
-	if s.history.n == 0 {
+	n := s.history.len()
+	switch first := s.history.first; {
+	case n == 0 || rev < first:
 		return 0
+	case rev-first+1 > int64(n):
+		return n
 	}
-	first := s.history.at(0).Rev
-	switch {
-	case rev < first:
-		return 0
-	case rev-first+1 > int64(s.history.n):
-		return s.history.n
-	}
-	return int(rev - first + 1)
+	return int(rev - s.history.first + 1)
 }
 
 // Compact discards history up to and including rev, as etcd compaction does.
@@ -583,4 +505,4 @@ func (s *Store) Compact(rev int64) {
 }
 
 // HistoryLen is the number of events kept since the last compaction.
-func (s *Store) HistoryLen() int { return s.history.n }
+func (s *Store) HistoryLen() int { return s.history.len() }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -149,46 +150,83 @@ func TestUpdateWithStoredObjectPanics(t *testing.T) {
 
 // TestHistoryAcrossBlocks writes more than two blocks of history, reads it
 // back from revisions in every block, compacts into the middle of a block
-// and checks what is left and what is refused.
+// and checks what is left and what is refused; with none of it sealed,
+// part of it, and all of it (sealed history is kept apart, compactly).
 func TestHistoryAcrossBlocks(t *testing.T) {
-	s := New()
 	const writes = 2*historyChunk + 100
-	for i := 0; i < writes; i++ {
-		if _, err := s.Create(pod("default", "p"+strconv.Itoa(i), ""), uint64(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	check := func(from int64) {
-		t.Helper()
-		evs, err := s.Since(from)
-		if err != nil {
-			t.Fatalf("Since(%d): %v", from, err)
-		}
-		if want := int(s.Rev() - from); len(evs) != want {
-			t.Fatalf("Since(%d) = %d events; want %d", from, len(evs), want)
-		}
-		for i, ev := range evs {
-			if ev.Rev != from+1+int64(i) {
-				t.Fatalf("Since(%d)[%d].Rev = %d; want %d", from, i, ev.Rev, from+1+int64(i))
+	for _, sealTo := range []int64{0, historyChunk + 10, writes + 1} {
+		t.Run(fmt.Sprintf("sealed-to-%d", sealTo), func(t *testing.T) {
+			s := New()
+			for i := 0; i < writes; i++ {
+				p := pod("default", "p"+strconv.Itoa(i%(writes/3)), "")
+				if i >= writes/3 { // later writes update the earlier pods
+					old, _ := s.Lookup(kinds.Pod, "default", p.Name)
+					p = old.(*corev1.Pod).DeepCopy()
+					p.Labels = map[string]string{"write": strconv.Itoa(i)}
+				}
+				var err error
+				if i < writes/3 {
+					_, err = s.Create(p, uint64(i))
+				} else {
+					_, err = s.Update(p, uint64(i))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
+			s.Seal(sealTo)
+			check := func(from int64) {
+				t.Helper()
+				evs, err := s.Since(from)
+				if err != nil {
+					t.Fatalf("Since(%d): %v", from, err)
+				}
+				if want := int(s.Rev() - from); len(evs) != want {
+					t.Fatalf("Since(%d) = %d events; want %d", from, len(evs), want)
+				}
+				for i, ev := range evs {
+					if ev.Rev != from+1+int64(i) || ev.Cause != uint64(ev.Rev-2) || ev.Object == nil {
+						t.Fatalf("Since(%d)[%d] = rev %d, cause %d; want %d, %d", from, i, ev.Rev, ev.Cause, from+1+int64(i), from-1+int64(i))
+					}
+					if ev.Type == Modified && (ev.Old == nil || ev.Old.GetResourceVersion() == ev.Object.GetResourceVersion()) {
+						t.Fatalf("Since(%d)[%d]: the version it superseded is missing", from, i)
+					}
+				}
+			}
+			for _, from := range []int64{1, 2, historyChunk, historyChunk + 1, 2*historyChunk + 50, s.Rev()} {
+				check(from)
+			}
+			compactTo := int64(historyChunk + 77)
+			s.Compact(compactTo)
+			if _, err := s.Since(compactTo - 1); err == nil {
+				t.Fatalf("Since(%d) after compaction to %d: want ErrCompacted", compactTo-1, compactTo)
+			}
+			check(compactTo)
+			check(s.Rev() - 3)
+			if s.HistoryLen() != int(s.Rev()-compactTo) {
+				t.Fatalf("HistoryLen = %d; want %d", s.HistoryLen(), s.Rev()-compactTo)
+			}
+			// Writes after compaction keep appending where the log left off.
+			if _, err := s.Create(pod("default", "after", ""), uint64(s.Rev()-1)); err != nil {
+				t.Fatal(err)
+			}
+			check(compactTo)
+			s.Seal(s.Rev())
+			check(compactTo)
+			// What sealed history keeps typed is the current version of
+			// each object, and nothing of what compaction dropped.
+			live := 0
+			for i := 0; i < s.history.n; i++ {
+				if s.history.sealed(i).typed != 0 {
+					live++
+				}
+			}
+			if kept := len(s.history.typed) - len(s.history.free); kept != live {
+				t.Errorf("history keeps %d typed pairs; %d sealed entries use one", kept, live)
+			}
+			if live > s.Count(kinds.Pod) {
+				t.Errorf("sealed history keeps %d typed versions; want at most one for each of the %d pods", live, s.Count(kinds.Pod))
+			}
+		})
 	}
-	for _, from := range []int64{1, 2, historyChunk, historyChunk + 1, 2*historyChunk + 50, s.Rev()} {
-		check(from)
-	}
-	compactTo := int64(historyChunk + 77)
-	s.Compact(compactTo)
-	if _, err := s.Since(compactTo - 1); err == nil {
-		t.Fatalf("Since(%d) after compaction to %d: want ErrCompacted", compactTo-1, compactTo)
-	}
-	check(compactTo)
-	check(s.Rev() - 3)
-	if s.HistoryLen() != int(s.Rev()-compactTo) {
-		t.Fatalf("HistoryLen = %d; want %d", s.HistoryLen(), s.Rev()-compactTo)
-	}
-	// Writes after compaction keep appending where the log left off.
-	if _, err := s.Create(pod("default", "after", ""), 0); err != nil {
-		t.Fatal(err)
-	}
-	check(compactTo)
 }

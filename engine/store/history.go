@@ -1,0 +1,238 @@
+package store
+
+import "github.com/kubeloop/kubeloop/engine/kinds"
+
+// historyChunk is how many entries one block of sealed history holds.
+const historyChunk = 4096
+
+// history is etcd's write log since the last compaction: one entry a
+// revision, so revisions in it are consecutive and an entry is found by
+// arithmetic, not search. It is kept in two parts.
+//
+// What some watcher has not seen yet (recent) is kept as the watch events
+// themselves, typed, so that a watch hands them out without copying.
+//
+// What every watcher has seen (sealed, see Store.Seal) is only read by
+// readers of history, and is kept as etcd's log keeps it: the key, the
+// kind, what the write did and its versions, encoded (see encoding.go).
+// A sealed entry is 48 bytes where a watch event is 96, and holds three
+// pointers for the collector to follow instead of eight. The versions a
+// sealed entry still has typed (the current version of an object, which
+// no later write has superseded yet, and kinds not encoded) are kept
+// aside, in typed. Sealed entries live in fixed-size blocks, so that
+// appending never copies them and compaction drops whole blocks.
+type history struct {
+	blocks [][]hentry // the sealed entries; the last block may be partly filled
+	head   int        // index in blocks[0] of the oldest kept sealed entry
+	n      int        // number of kept sealed entries
+	first  int64      // the revision of the oldest kept entry, sealed or recent
+
+	// recent is buf[lo:]: the entries after the sealed ones.
+	buf []Event
+	lo  int
+
+	typed []typedPair   // the sealed entries' versions still typed; hentry.typed indexes this
+	free  []int32       // the unused indexes of typed
+	kinds []*kinds.Kind // hentry.kind indexes this
+	kind  map[*kinds.Kind]uint8
+}
+
+// hentry is a sealed history entry.
+type hentry struct {
+	key      string
+	cause    uint64
+	obj, old *blob // as in Event; nil while the version is typed (see typed) or absent
+	typed    int32 // 1 + the index in history.typed of this entry's typed versions; 0 if none
+	kind     uint8
+	typ      EventType
+}
+
+// typedPair is what a sealed entry keeps typed: the version it wrote and
+// the one it superseded.
+type typedPair struct{ obj, old Object }
+
+// len is the number of kept entries.
+func (h *history) len() int { return h.n + len(h.buf) - h.lo }
+
+func (h *history) recent() []Event { return h.buf[h.lo:] }
+
+func (h *history) append(ev Event) {
+	if h.len() == 0 {
+		h.first = ev.Rev
+	}
+	h.buf = append(h.buf, ev)
+}
+
+// sealed is the i-th kept entry, which must be sealed (i < h.n).
+func (h *history) sealed(i int) *hentry {
+	i += h.head
+	return &h.blocks[i/historyChunk][i%historyChunk]
+}
+
+// meta is the i-th kept entry's revision, key, kind, type and cause.
+func (h *history) meta(i int) (rev int64, key string, k *kinds.Kind, typ EventType, cause uint64) {
+	if i < h.n {
+		e := h.sealed(i)
+		return h.first + int64(i), e.key, h.kinds[e.kind], e.typ, e.cause
+	}
+	ev := &h.buf[h.lo+i-h.n]
+	return ev.Rev, ev.Key, ev.Kind, ev.Type, ev.Cause
+}
+
+// event is the i-th kept entry as a watch event: sealed versions stay
+// encoded (decoded reads them).
+func (h *history) event(i int) Event {
+	if i >= h.n {
+		return h.buf[h.lo+i-h.n]
+	}
+	e := h.sealed(i)
+	ev := Event{Type: e.typ, Kind: h.kinds[e.kind], Key: e.key, Rev: h.first + int64(i), Cause: e.cause, obj: e.obj, old: e.old}
+	if e.typed != 0 {
+		p := h.typed[e.typed-1]
+		ev.Object, ev.Old = p.obj, p.old
+	}
+	return ev
+}
+
+// since returns the kept entries from the i-th on. Recent ones are a view
+// of the log (capped, valid until the next seal); from a sealed one on, a
+// copy.
+func (h *history) since(i int) []Event {
+	if i >= h.len() {
+		return nil
+	}
+	if i >= h.n {
+		return h.buf[h.lo+i-h.n : len(h.buf) : len(h.buf)]
+	}
+	out := make([]Event, 0, h.len()-i)
+	for ; i < h.len(); i++ {
+		out = append(out, h.event(i))
+	}
+	return out
+}
+
+// sealFront moves the oldest recent entry to the sealed ones.
+func (h *history) sealFront() {
+	ev := &h.buf[h.lo]
+	e := hentry{key: ev.Key, cause: ev.Cause, obj: ev.obj, old: ev.old, kind: h.kindID(ev.Kind), typ: ev.Type}
+	var p typedPair
+	if ev.obj == nil {
+		p.obj = ev.Object
+	}
+	if ev.old == nil {
+		p.old = ev.Old
+	}
+	if p != (typedPair{}) {
+		e.typed = h.keepTyped(p)
+	}
+	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
+		h.blocks = append(h.blocks, make([]hentry, 0, historyChunk))
+	}
+	last := &h.blocks[len(h.blocks)-1]
+	*last = append(*last, e)
+	h.n++
+	h.popFront()
+}
+
+// popFront forgets the oldest recent entry, reusing the log's space once
+// none is left.
+func (h *history) popFront() {
+	h.buf[h.lo] = Event{} // let the collector have its objects
+	h.lo++
+	switch {
+	case h.lo == len(h.buf):
+		h.buf, h.lo = h.buf[:0], 0
+	case h.lo >= 1024 && h.lo >= len(h.buf)/2:
+		h.buf, h.lo = h.buf[:copy(h.buf, h.buf[h.lo:])], 0
+		clear(h.buf[len(h.buf):cap(h.buf)])
+	}
+}
+
+// encodedObj records that the i-th kept entry, sealed, now keeps the
+// version it wrote encoded, as b.
+func (h *history) encodedObj(i int, b *blob) {
+	e := h.sealed(i)
+	e.obj = b
+	if e.typed == 0 {
+		return
+	}
+	p := &h.typed[e.typed-1]
+	if p.obj = nil; p.old == nil {
+		h.forgetTyped(e)
+	}
+}
+
+// keepTyped keeps p and returns its hentry.typed.
+func (h *history) keepTyped(p typedPair) int32 {
+	if n := len(h.free); n > 0 {
+		i := h.free[n-1]
+		h.free = h.free[:n-1]
+		h.typed[i] = p
+		return i + 1
+	}
+	h.typed = append(h.typed, p)
+	return int32(len(h.typed))
+}
+
+// forgetTyped drops what e keeps typed.
+func (h *history) forgetTyped(e *hentry) {
+	h.typed[e.typed-1] = typedPair{}
+	h.free = append(h.free, e.typed-1)
+	e.typed = 0
+}
+
+// typedObj is the version the i-th kept entry, sealed, keeps typed, if any.
+func (h *history) typedObj(i int) Object {
+	if e := h.sealed(i); e.typed != 0 {
+		return h.typed[e.typed-1].obj
+	}
+	return nil
+}
+
+func (h *history) kindID(k *kinds.Kind) uint8 {
+	id, ok := h.kind[k]
+	if !ok {
+		if len(h.kinds) > 255 {
+			panic("store: more than 256 kinds")
+		}
+		if h.kind == nil {
+			h.kind = map[*kinds.Kind]uint8{}
+		}
+		id = uint8(len(h.kinds))
+		h.kinds = append(h.kinds, k)
+		h.kind[k] = id
+	}
+	return id
+}
+
+// drop discards the oldest k kept entries.
+func (h *history) drop(k int) {
+	if k <= 0 {
+		return
+	}
+	sealed := min(k, h.n)
+	for i := range sealed {
+		if e := h.sealed(i); e.typed != 0 {
+			h.forgetTyped(e)
+		}
+	}
+	h.n -= sealed
+	h.head += sealed
+	full := h.head / historyChunk
+	if full > 0 {
+		for i := range h.blocks[:full] {
+			h.blocks[i] = nil
+		}
+		h.blocks = append([][]hentry(nil), h.blocks[full:]...)
+		h.head -= full * historyChunk
+	}
+	// Entries before head in the first block are no longer reachable
+	// through the API; clear them so that they do not keep old versions.
+	if len(h.blocks) > 0 {
+		clear(h.blocks[0][:h.head])
+	}
+	for range k - sealed {
+		h.popFront()
+	}
+	h.first += int64(k)
+}
