@@ -190,20 +190,30 @@ func parseUUID(s string) (u [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false
 	}
-	var digits [32]byte
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '-' && (i == 8 || i == 13 || i == 18 || i == 23):
-		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
-			digits[n] = c
-			n++
-		default:
+	j := 0
+	for i := 0; i < 36; i += 2 {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++ // the dash
+		}
+		hi, lo := unhex(s[i]), unhex(s[i+1])
+		if hi|lo > 0xf {
 			return u, false
 		}
+		u[j] = hi<<4 | lo
+		j++
 	}
-	_, err := hex.Decode(u[:], digits[:])
-	return u, err == nil
+	return u, true
+}
+
+// unhex is the value of a lowercase hex digit, or 0xff.
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return 0xff
 }
 
 // formatUUID is the canonical form of the 16 bytes b.
