@@ -39,23 +39,72 @@ import (
 // blob is one object version in etcd's encoding.
 //
 // Most versions a store supersedes differ from the one before only in their
-// status (a kubelet's report, a controller's count). Such a version keeps
-// only its status and points at the last version that differed in more, its
-// base: the object is the base's metadata and spec with this status. The
-// resourceVersion, which every version changes, is kept apart so that
-// metadata compares equal.
+// status (a kubelet's report, a controller's count), and most of the others
+// only in their spec and status (a pod bound to its node). Such a version
+// keeps only what changed, from its first changed top-level field on
+// (metadata, spec, status: fields 1, 2 and 3 of every kind with a status),
+// and points at a version that has the fields before it, its base. So a
+// version is whole, keeps its spec and status (its base is whole), or keeps
+// its status alone (its base has its metadata and spec): chains are at most
+// two long. The resourceVersion, which every version changes, is kept
+// apart so that metadata compares equal.
 type blob struct {
 	// data is a header byte (bit 0 set if the object carried its
 	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
-	// other bits say what was taken out of it, see event_encoding.go),
-	// what an Event keeps of the fields taken out, the protobuf encoding
-	// (of the whole object, or of its status field alone when base is
-	// set), then the object's times (see appendTimes).
+	// other bits say what was taken out of it, see event_encoding.go; for
+	// a version with a base, bit 1 says it keeps its spec too), what an
+	// Event keeps of the fields taken out, the protobuf encoding (of the
+	// fields the version keeps), then the object's times (see appendTimes).
 	data     []byte
-	base     *blob // the version whose metadata and spec this one has; nil for a whole one
+	base     *blob // the version that has the fields this one does not keep; nil for a whole one
 	rv       int64 // the resourceVersion, left out of the encoding; -1 if it is in it
 	proto    int32 // where the protobuf encoding ends in data
-	statusAt int32 // in a whole one, where its status field starts in data (proto if none)
+	statusAt int32 // where its status field starts in data (proto if none), unless it keeps only that
+}
+
+// keepsSpec is the header bit of a version with a base that keeps its spec
+// and status.
+const keepsSpec = 1 << 1
+
+// from is the first top-level field b keeps: 1 (metadata: all of them), 2
+// (spec) or 3 (status).
+func (b *blob) from() int {
+	switch {
+	case b.base == nil:
+		return 1
+	case b.data[0]&keepsSpec != 0:
+		return 2
+	}
+	return 3
+}
+
+// meta is the encoding of the version's metadata field, spec of its spec
+// field (the fields before statusAt, in a whole version or one that keeps
+// its spec; from its base in one that does not).
+func (b *blob) meta() []byte {
+	if b.base != nil {
+		return b.base.meta()
+	}
+	return b.data[1 : 1+metaLen(b.data[1:b.statusAt])]
+}
+
+func (b *blob) spec() []byte {
+	switch b.from() {
+	case 1:
+		return b.data[1+metaLen(b.data[1:b.statusAt]) : b.statusAt]
+	case 2:
+		return b.data[1:b.statusAt]
+	}
+	return b.base.spec()
+}
+
+// holding is the version in b's chain (b itself or a base) that keeps
+// field f.
+func (b *blob) holding(f int) *blob {
+	for b.from() > f {
+		b = b.base
+	}
+	return b
 }
 
 type protoMarshaler interface {
@@ -146,12 +195,17 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 		s.encBuf, n = big, len(big)
 	}
 	enc := s.encBuf[len(s.encBuf)-n:]
-	at, hasStatus := statusField(k, enc)
-	if base != nil && base.base != nil {
-		base = base.base // a status-only version's own base: chains stay one long
+	specAt, at, split := topFields(k, enc)
+	if !split {
+		at = len(enc)
 	}
-	if hasStatus && base != nil && b.rv >= 0 && base.rv >= 0 && bytes.Equal(enc[:at], base.data[1:base.statusAt]) {
-		b.base, enc = base, enc[at:] // only the status changed
+	if split && base != nil && b.rv >= 0 && base.rv >= 0 && bytes.Equal(enc[:specAt], base.meta()) {
+		if bytes.Equal(enc[specAt:at], base.spec()) {
+			b.base, enc = base.holding(2), enc[at:] // only the status changed
+		} else {
+			b.base, enc, at = base.holding(1), enc[specAt:], at-specAt // the spec and status changed
+			header |= keepsSpec
+		}
 	}
 	b.data = make([]byte, 1+len(s.extraBuf)+len(enc)+len(s.timesBuf))
 	b.data[0] = header
@@ -159,7 +213,7 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	copy(b.data[1+len(s.extraBuf):], enc)
 	b.proto = int32(1 + len(s.extraBuf) + len(enc))
 	b.statusAt = b.proto
-	if b.base == nil {
+	if b.from() < 3 {
 		b.statusAt = int32(1 + len(s.extraBuf) + at)
 	}
 	copy(b.data[b.proto:], s.timesBuf)
@@ -176,30 +230,50 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	return b
 }
 
-// statusField is where the top-level status field (field 3 of every kind
-// with a status: metadata is 1, spec 2) starts in an object's encoding. It
-// reports false, with the encoding's length, if there is none.
-func statusField(k *kinds.Kind, enc []byte) (int, bool) {
+// topFields is where the spec and status fields (fields 2 and 3 of every
+// kind with a status: metadata is 1) start in an object's encoding, or
+// where they would be (the end, or the next field) if absent. It reports
+// false if the kind has no status or the encoding is not those three
+// fields in order, each at most once: a version is then kept whole.
+func topFields(k *kinds.Kind, enc []byte) (specAt, statusAt int, ok bool) {
 	switch k {
 	case kinds.Pod, kinds.Node, kinds.Deployment, kinds.ReplicaSet:
 	default:
-		return len(enc), false
+		return 0, 0, false
 	}
+	specAt, statusAt = len(enc), len(enc)
+	last := uint64(0)
 	for i := 0; i < len(enc); {
 		tag, n := binary.Uvarint(enc[i:])
-		if n <= 0 || tag&7 != 2 { // every top-level field is length-delimited
-			return len(enc), false
+		field := tag >> 3
+		if n <= 0 || tag&7 != 2 || field <= last || field > 3 { // every top-level field is length-delimited
+			return 0, 0, false
 		}
-		if tag>>3 == 3 {
-			return i, true
+		if field >= 2 && specAt == len(enc) {
+			specAt = i
 		}
+		if field == 3 {
+			statusAt = i
+		}
+		last = field
 		size, m := binary.Uvarint(enc[i+n:])
-		if m <= 0 {
-			return len(enc), false
+		if m <= 0 || size > uint64(len(enc)-i-n-m) {
+			return 0, 0, false
 		}
 		i += n + m + int(size)
 	}
-	return len(enc), false
+	return specAt, statusAt, true
+}
+
+// metaLen is the length of the metadata field at the start of enc, 0 if
+// enc does not start with it.
+func metaLen(enc []byte) int {
+	tag, n := binary.Uvarint(enc)
+	if n <= 0 || tag != 1<<3|2 {
+		return 0
+	}
+	size, m := binary.Uvarint(enc[n:])
+	return n + m + int(size)
 }
 
 // rvString is a blob's resourceVersion as the object carried it.
@@ -231,15 +305,17 @@ func marshalTail(m protoMarshaler, buf []byte) (n int, ok bool) {
 func (b *blob) decode(k *kinds.Kind) Object {
 	obj := k.New()
 	u := obj.(protoUnmarshaler)
-	if b.base != nil {
-		unmarshal(k, u, b.base.data[1:b.base.proto])
-		resetStatus(obj)
+	if f := b.from(); f > 1 { // the fields before the ones b keeps, from its chain
+		unmarshal(k, u, b.base.meta())
+		if f == 3 {
+			unmarshal(k, u, b.base.spec())
+		}
 	}
 	start := 1
 	if k == kinds.Event {
 		start += eventExtraLen(b.data[0], b.data[1:])
 	}
-	unmarshal(k, u, b.data[start:b.proto]) // protobuf merges: the status lands on the base's
+	unmarshal(k, u, b.data[start:b.proto]) // protobuf merges: each field lands once
 	if b.rv >= 0 {
 		obj.SetResourceVersion(strconv.FormatInt(b.rv, 10))
 	}
@@ -256,22 +332,6 @@ func (b *blob) decode(k *kinds.Kind) Object {
 func unmarshal(k *kinds.Kind, u protoUnmarshaler, data []byte) {
 	if err := u.Unmarshal(data); err != nil {
 		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
-	}
-}
-
-// resetStatus empties the status of an object of a kind statusField knows.
-func resetStatus(obj Object) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		o.Status = corev1.PodStatus{}
-	case *corev1.Node:
-		o.Status = corev1.NodeStatus{}
-	case *appsv1.Deployment:
-		o.Status = appsv1.DeploymentStatus{}
-	case *appsv1.ReplicaSet:
-		o.Status = appsv1.ReplicaSetStatus{}
-	default:
-		panic("store: no status to reset in a " + kinds.Of(obj).Kind)
 	}
 }
 

@@ -212,9 +212,10 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small, nil).decode(kinds.Pod), small)
 }
 
-// A version that changed only its status keeps only its status, against
-// the last version that changed more; a spec change starts a new base.
-// Every version still reads back exactly.
+// A version that changed only its status keeps only its status; one that
+// changed its spec keeps its spec and status, against the last whole
+// version; one that changed its metadata is whole. Every version still
+// reads back exactly.
 func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 	s := New()
 	start := s.Rev()
@@ -230,10 +231,11 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 		versions = append(versions, next)
 	}
 	write(func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending })                                                // status only
-	write(func(p *corev1.Pod) { p.Spec.NodeName = "n1" })                                                            // spec: a new base
+	write(func(p *corev1.Pod) { p.Spec.NodeName = "n1" })                                                            // spec and status
 	write(func(p *corev1.Pod) { p.Status.PodIP = "10.244.0.5" })                                                     // status only
 	write(func(p *corev1.Pod) { p.Status.Phase, p.Status.StartTime = "Running", &metav1.Time{Time: at(7777).Time} }) // status only
-	write(func(p *corev1.Pod) { p.Labels = map[string]string{"a": "b"} })                                            // metadata: a new base
+	write(func(p *corev1.Pod) { p.Labels = map[string]string{"a": "b"} })                                            // metadata: whole
+	write(func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })                                              // status only
 	s.Seal(s.Rev())
 	blobs := make([]*blob, 0, len(versions)-1)
 	for i := 0; i < len(versions)-1; i++ {
@@ -244,11 +246,14 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 		}
 		blobs = append(blobs, ev.obj)
 	}
-	wantBase := []int{-1, 0, -1, 2, 2} // the index of each version's base, -1 for a whole one
+	// Each version's base (-1 for a whole one) and the first field it keeps.
+	wantBase, wantFrom := []int{-1, 0, 0, 2, 2, -1}, []int{1, 3, 2, 3, 3, 1}
 	for i, b := range blobs {
 		switch {
+		case b.from() != wantFrom[i]:
+			t.Errorf("version %d keeps its fields from %d on; want %d", i, b.from(), wantFrom[i])
 		case wantBase[i] < 0 && b.base != nil:
-			t.Errorf("version %d kept only its status; want it whole", i)
+			t.Errorf("version %d has a base; want it whole", i)
 		case wantBase[i] >= 0 && b.base != blobs[wantBase[i]]:
 			t.Errorf("version %d's base is not version %d", i, wantBase[i])
 		case wantBase[i] >= 0 && len(b.data) >= len(blobs[wantBase[i]].data):
