@@ -331,19 +331,12 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 
 // Since returns the events with revision > rev, in order: what a watch from
 // rev replays. It fails with ErrCompacted if rev is older than the compaction.
-// The slice may alias the store's history; do not modify it. Versions the
-// store keeps encoded are decoded into new objects, the caller's to keep.
+// The slice is the caller's; versions the store keeps encoded are decoded
+// into new objects, the caller's to keep, and the others are shared.
 func (s *Store) Since(rev int64) ([]Event, error) {
 	evs, err := s.Watch(rev)
 	if err != nil {
 		return nil, err
-	}
-	i := 0
-	for i < len(evs) && !evs[i].encoded() {
-		i++
-	}
-	if i == len(evs) {
-		return evs, nil
 	}
 	out := make([]Event, len(evs))
 	for j, ev := range evs {
@@ -356,16 +349,13 @@ func (s *Store) Since(rev int64) ([]Event, error) {
 // exactly as kept, without decoding. What a component has not seen yet
 // holds its typed objects, except for the kinds kept at rest (Events),
 // which no component watches: their events come with Object and Old nil.
+// The slice may be a view of the store's log, valid until the next Seal;
+// do not modify it.
 func (s *Store) Watch(rev int64) ([]Event, error) {
 	if rev < s.compactRev {
 		return nil, &ErrCompacted{Rev: rev, CompactRev: s.compactRev}
 	}
 	return s.history.since(s.historyIndex(rev)), nil
-}
-
-// encoded reports whether ev holds a version only in its encoding.
-func (ev *Event) encoded() bool {
-	return ev.Object == nil && ev.obj != nil || ev.Old == nil && ev.old != nil
 }
 
 // SinceOf is Since for a few kinds: the events of kinds ks only. Readers
