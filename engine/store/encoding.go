@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -52,14 +53,25 @@ type blob struct {
 	// data is a header byte (bit 0 set if the object carried its
 	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
 	// other bits say what was taken out of it, see event_encoding.go; for
-	// a version with a base, bit 1 says it keeps its spec too), what an
-	// Event keeps of the fields taken out, the protobuf encoding (of the
-	// fields the version keeps), then the object's times (see appendTimes).
-	data     []byte
+	// a version with a base, bit 1 says it keeps its spec too), the
+	// resourceVersion plus one as a uvarint (0 if it is left in the
+	// encoding), what an Event keeps of the fields taken out, the
+	// protobuf encoding (of the fields the version keeps), then the
+	// object's times (see appendTimes). A string rather than a slice, so
+	// that a blob is 32 bytes: there are two for every pod's Event and
+	// version written.
+	data     string
 	base     *blob // the version that has the fields this one does not keep; nil for a whole one
-	rv       int64 // the resourceVersion, left out of the encoding; -1 if it is in it
 	proto    int32 // where the protobuf encoding ends in data
 	statusAt int32 // where its status field starts in data (proto if none), unless it keeps only that
+}
+
+// rv is the resourceVersion, left out of the encoding; -1 if it is in it.
+// start is where what follows it (an Event's kept fields, else the
+// protobuf encoding) starts in data.
+func (b *blob) rv() (rv int64, start int) {
+	v, n := uvarint(b.data[1:])
+	return int64(v) - 1, 1 + n
 }
 
 // keepsSpec is the header bit of a version with a base that keeps its spec
@@ -81,19 +93,21 @@ func (b *blob) from() int {
 // meta is the encoding of the version's metadata field, spec of its spec
 // field (the fields before statusAt, in a whole version or one that keeps
 // its spec; from its base in one that does not).
-func (b *blob) meta() []byte {
+func (b *blob) meta() string {
 	if b.base != nil {
 		return b.base.meta()
 	}
-	return b.data[1 : 1+metaLen(b.data[1:b.statusAt])]
+	_, start := b.rv()
+	return b.data[start : start+metaLen(b.data[start:b.statusAt])]
 }
 
-func (b *blob) spec() []byte {
+func (b *blob) spec() string {
+	_, start := b.rv()
 	switch b.from() {
 	case 1:
-		return b.data[1+metaLen(b.data[1:b.statusAt]) : b.statusAt]
+		return b.data[start+metaLen(b.data[start:b.statusAt]) : b.statusAt]
 	case 2:
-		return b.data[1:b.statusAt]
+		return b.data[start:b.statusAt]
 	}
 	return b.base.spec()
 }
@@ -158,15 +172,15 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	case !gvk.Empty():
 		return nil
 	}
-	b := &blob{rv: -1}
-	if rv := obj.GetResourceVersion(); rv != "" {
-		if n, err := strconv.ParseInt(rv, 10, 64); err == nil && strconv.FormatInt(n, 10) == rv {
+	b, rv := &blob{}, int64(-1)
+	if v := obj.GetResourceVersion(); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && strconv.FormatInt(n, 10) == v {
 			// Left out while encoding, so that versions compare equal in
 			// all but what they changed. (The store owns obj; nobody
 			// reads it meanwhile.)
-			b.rv = n
+			rv = n
 			obj.SetResourceVersion("")
-			defer obj.SetResourceVersion(rv)
+			defer obj.SetResourceVersion(v)
 		}
 	}
 	s.extraBuf = s.extraBuf[:0]
@@ -199,24 +213,30 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if !split {
 		at = len(enc)
 	}
-	if split && base != nil && b.rv >= 0 && base.rv >= 0 && bytes.Equal(enc[:specAt], base.meta()) {
-		if bytes.Equal(enc[specAt:at], base.spec()) {
+	if split && base != nil && rv >= 0 && hasRV(base) && string(enc[:specAt]) == base.meta() {
+		if string(enc[specAt:at]) == base.spec() {
 			b.base, enc = base.holding(2), enc[at:] // only the status changed
 		} else {
 			b.base, enc, at = base.holding(1), enc[specAt:], at-specAt // the spec and status changed
 			header |= keepsSpec
 		}
 	}
-	b.data = make([]byte, 1+len(s.extraBuf)+len(enc)+len(s.timesBuf))
-	b.data[0] = header
-	copy(b.data[1:], s.extraBuf)
-	copy(b.data[1+len(s.extraBuf):], enc)
-	b.proto = int32(1 + len(s.extraBuf) + len(enc))
+	var rvBuf [binary.MaxVarintLen64]byte
+	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
+	start := 1 + len(rvEnc) + len(s.extraBuf)
+	var data strings.Builder // one allocation, at the exact size, not zeroed
+	data.Grow(start + len(enc) + len(s.timesBuf))
+	data.WriteByte(header)
+	data.Write(rvEnc)
+	data.Write(s.extraBuf)
+	data.Write(enc)
+	data.Write(s.timesBuf)
+	b.data = data.String()
+	b.proto = int32(start + len(enc))
 	b.statusAt = b.proto
 	if b.from() < 3 {
-		b.statusAt = int32(1 + len(s.extraBuf) + at)
+		b.statusAt = int32(start + at)
 	}
-	copy(b.data[b.proto:], s.timesBuf)
 	if len(s.encBuf) > encScratch {
 		s.encBuf = nil // do not keep a one-off giant
 	}
@@ -224,7 +244,7 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 		if isEvent {
 			was.restore(ev, flags)
 		}
-		obj.SetResourceVersion(rvString(b.rv, obj.GetResourceVersion()))
+		obj.SetResourceVersion(rvString(rv, obj.GetResourceVersion()))
 		verifyRoundTrip(k, obj, b)
 	}
 	return b
@@ -267,13 +287,33 @@ func topFields(k *kinds.Kind, enc []byte) (specAt, statusAt int, ok bool) {
 
 // metaLen is the length of the metadata field at the start of enc, 0 if
 // enc does not start with it.
-func metaLen(enc []byte) int {
-	tag, n := binary.Uvarint(enc)
+func metaLen(enc string) int {
+	tag, n := uvarint(enc)
 	if n <= 0 || tag != 1<<3|2 {
 		return 0
 	}
-	size, m := binary.Uvarint(enc[n:])
+	size, m := uvarint(enc[n:])
 	return n + m + int(size)
+}
+
+// uvarint is binary.Uvarint for a string: the value and the bytes read, 0
+// if s ends first.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			return x | uint64(c)<<(7*i), i + 1
+		}
+		x |= uint64(c&0x7f) << (7 * i)
+	}
+	return 0, 0
+}
+
+// hasRV says whether b keeps its resourceVersion apart.
+func hasRV(b *blob) bool {
+	rv, _ := b.rv()
+	return rv >= 0
 }
 
 // rvString is a blob's resourceVersion as the object carried it.
@@ -311,17 +351,18 @@ func (b *blob) decode(k *kinds.Kind) Object {
 			unmarshal(k, u, b.base.spec())
 		}
 	}
-	start := 1
+	rv, kept := b.rv()
+	start := kept
 	if k == kinds.Event {
-		start += eventExtraLen(b.data[0], b.data[1:])
+		start += eventExtraLen(b.data[0], b.data[kept:])
 	}
 	unmarshal(k, u, b.data[start:b.proto]) // protobuf merges: each field lands once
-	if b.rv >= 0 {
-		obj.SetResourceVersion(strconv.FormatInt(b.rv, 10))
+	if rv >= 0 {
+		obj.SetResourceVersion(strconv.FormatInt(rv, 10))
 	}
 	restoreTimes(obj, b.data[b.proto:])
 	if ev, ok := obj.(*corev1.Event); ok {
-		unstripEvent(ev, b.data[0], b.data[1:start])
+		unstripEvent(ev, b.data[0], b.data[kept:start])
 	}
 	if b.data[0]&1 == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)
@@ -329,8 +370,8 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	return obj
 }
 
-func unmarshal(k *kinds.Kind, u protoUnmarshaler, data []byte) {
-	if err := u.Unmarshal(data); err != nil {
+func unmarshal(k *kinds.Kind, u protoUnmarshaler, data string) {
+	if err := u.Unmarshal([]byte(data)); err != nil {
 		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
 	}
 }
@@ -470,9 +511,9 @@ func appendTimes(dst []byte, obj Object) []byte {
 }
 
 // restoreTimes puts back what appendTimes kept.
-func restoreTimes(obj Object, trailer []byte) {
+func restoreTimes(obj Object, trailer string) {
 	eachTime(obj, func(t *time.Time) {
-		v, n := binary.Uvarint(trailer)
+		v, n := uvarint(trailer)
 		if n <= 0 {
 			panic("store: an encoded object's times do not match its fields")
 		}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -114,10 +113,10 @@ func (was *elided) restore(ev *corev1.Event, flags byte) {
 
 // eventExtraLen is the length of the bytes stripEvent kept, at the start
 // of extra.
-func eventExtraLen(flags byte, extra []byte) int {
+func eventExtraLen(flags byte, extra string) int {
 	n := 0
 	if flags&evName != 0 {
-		_, m := binary.Uvarint(extra)
+		_, m := uvarint(extra)
 		n += m
 	}
 	if flags&evUID != 0 {
@@ -132,12 +131,12 @@ func eventExtraLen(flags byte, extra []byte) int {
 // unstripEvent fills in, on an Event decoded from a blob, the fields
 // stripEvent emptied, from the rest of it and the kept bytes extra. Its
 // times must already be whole (restoreTimes).
-func unstripEvent(ev *corev1.Event, flags byte, extra []byte) {
+func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 	if flags&evNamespace != 0 {
 		ev.Namespace = ev.InvolvedObject.Namespace
 	}
 	if flags&evName != 0 {
-		v, n := binary.Uvarint(extra)
+		v, n := uvarint(extra)
 		extra = extra[n:]
 		ev.Name = ev.InvolvedObject.Name + "." + strconv.FormatUint(v, 16)
 	}
@@ -217,16 +216,17 @@ func unhex(c byte) byte {
 }
 
 // formatUUID is the canonical form of the 16 bytes b.
-func formatUUID(b []byte) string {
+func formatUUID(b string) string {
+	const digits = "0123456789abcdef"
 	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:16])
+	j := 0
+	for i := 0; i < 16; i++ {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out[j] = '-'
+			j++
+		}
+		out[j], out[j+1] = digits[b[i]>>4], digits[b[i]&0xf]
+		j += 2
+	}
 	return string(out[:])
 }

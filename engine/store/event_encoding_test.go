@@ -57,8 +57,8 @@ func TestUUIDRoundTrip(t *testing.T) {
 		if ok != c.ok {
 			t.Errorf("parseUUID(%q) ok = %v; want %v", c.s, ok, c.ok)
 		}
-		if ok && formatUUID(u[:]) != c.s {
-			t.Errorf("formatUUID(parseUUID(%q)) = %q", c.s, formatUUID(u[:]))
+		if ok && formatUUID(string(u[:])) != c.s {
+			t.Errorf("formatUUID(parseUUID(%q)) = %q", c.s, formatUUID(string(u[:])))
 		}
 	}
 }

@@ -195,8 +195,9 @@ func (s *Store) ModRev(k *kinds.Kind, namespace, name string) (int64, bool) {
 	switch {
 	case !ok:
 		return 0, false
-	case e.enc != nil && e.enc.rv >= 0:
-		return e.enc.rv, true
+	case e.enc != nil && hasRV(e.enc):
+		rv, _ := e.enc.rv()
+		return rv, true
 	}
 	return rvOf(e.object(k)), true
 }
