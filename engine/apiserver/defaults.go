@@ -269,11 +269,15 @@ func defaultHTTPGet(h *corev1.HTTPGetAction) {
 }
 
 // defaultResourceList rounds quantities up to milli scale, as
-// SetDefaults_ResourceList does ("0.1m" becomes "1m").
+// SetDefaults_ResourceList does ("0.1m" becomes "1m"). A quantity that
+// rounding leaves as it is is not written back: a pod shares its
+// template's resource lists (see the ReplicaSet controller's sharesSpec).
 func defaultResourceList(l corev1.ResourceList) {
 	for name, q := range l {
-		q.RoundUp(-3)
-		l[name] = q
+		was := q
+		if q.RoundUp(-3); q != was {
+			l[name] = q
+		}
 	}
 }
 

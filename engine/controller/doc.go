@@ -46,8 +46,9 @@
 //     a sync's working copy is shallow, a new condition list or
 //     annotation map replaces the old one rather than editing it, and a
 //     ReplicaSet's new pods share its template's labels, annotations and
-//     controller reference. Tests check that a sync leaves the stored
-//     Deployment as it was (VerifyTallies).
+//     controller reference, and one copy of its spec a sync. Tests check
+//     that a sync leaves the stored Deployment as it was, and that a pod's
+//     create leaves the pods before it as they were (VerifyTallies).
 //
 // # Node failure, taint-based eviction and disruption budgets
 //

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -506,6 +507,7 @@ type podTemplate struct {
 	generateName          string
 	owners                []metav1.OwnerReference
 	traceObject, traceMsg string
+	spec                  *corev1.PodSpec // the template's spec, copied for this sync's pods (see podFromTemplate)
 }
 
 func newPodTemplate(rs *appsv1.ReplicaSet) podTemplate {
@@ -516,8 +518,15 @@ func newPodTemplate(rs *appsv1.ReplicaSet) podTemplate {
 
 // podFromTemplate builds a pod as the ReplicaSet controller does
 // (GetPodFromTemplate): the template's labels, annotations, finalizers and
-// spec, generateName "<rs>-", and the ReplicaSet as its controller. The
-// spec is copied: the API server's defaulting fills it in.
+// spec, generateName "<rs>-", and the ReplicaSet as its controller.
+//
+// The spec is copied, since the API server's defaulting fills it in, but
+// once a sync rather than once a pod: the pods of one sync share the copy's
+// containers, volumes and the values its pointers point to, as they share
+// the template's labels. The first pod's defaults fill the copy in, the
+// same for every pod after it (defaulting writes only what is missing),
+// and a stored pod is never changed in place. Tests check that creating a
+// pod leaves the pods before it as they were (VerifyTallies).
 func podFromTemplate(pt *podTemplate) *corev1.Pod {
 	t := &pt.rs.Spec.Template
 	p := &corev1.Pod{
@@ -531,7 +540,10 @@ func podFromTemplate(pt *podTemplate) *corev1.Pod {
 			OwnerReferences: slices.Clip(pt.owners),
 		},
 	}
-	t.Spec.DeepCopyInto(&p.Spec)
+	if pt.spec == nil {
+		pt.spec = t.Spec.DeepCopy()
+	}
+	p.Spec = *pt.spec
 	return p
 }
 
@@ -542,6 +554,16 @@ func (c *ReplicaSetController) createPod(pt *podTemplate, col trace.Column) erro
 		why = whyCreateDeclare
 	}
 	seq := c.record(col, rs.Namespace, pt.traceObject, pt.traceMsg, why)
+	if VerifyTallies && pt.spec != nil {
+		// The new pod shares the spec of the pods this sync created before
+		// it (podFromTemplate): creating it must change none of it.
+		before := pt.spec.DeepCopy()
+		defer func() {
+			if !equality.Semantic.DeepEqual(before, pt.spec) {
+				panic("replicaset " + rs.Namespace + "/" + rs.Name + ": creating a pod changed the spec it shares with pods stored before it")
+			}
+		}()
+	}
 	created, err := c.env.API.Create(c.actor(seq), podFromTemplate(pt))
 	if err != nil {
 		msg := "Error creating: " + err.Error()

@@ -71,8 +71,10 @@ type tally struct {
 }
 
 // VerifyTallies makes every sync that answers from a tally recount too and
-// panic on a difference, and every Deployment sync check that it left the
-// stored Deployment unchanged (see workingCopy). Tests turn it on (the
+// panic on a difference, every Deployment sync check that it left the
+// stored Deployment unchanged (see workingCopy), and every pod a
+// ReplicaSet creates check that it left the spec it shares with the pods
+// before it unchanged (see podFromTemplate). Tests turn it on (the
 // controller's, the engine's scenarios and the lessons); it costs what the
 // tally and the working copy save.
 var VerifyTallies = false
