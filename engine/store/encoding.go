@@ -47,16 +47,19 @@ import (
 // and points at a version that has the fields before it, its base. So a
 // version is whole, keeps its spec and status (its base is whole), or keeps
 // its status alone (its base has its metadata and spec): chains are at most
-// two long. The resourceVersion, which every version changes, is kept
-// apart so that metadata compares equal.
+// two long. A whole pod version may also share its spec with other pods
+// (see sharedSpecBlob): it keeps its metadata and status, its base being
+// the spec, and counts as whole. The resourceVersion, which every version
+// changes, is kept apart so that metadata compares equal.
 type blob struct {
 	// data is a header byte (bit 0 set if the object carried its
 	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
 	// other bits say what was taken out of it, see event_encoding.go; for
-	// a version with a base, bit 1 says it keeps its spec too), the
+	// a version with a base, bits 1 and 2 say which fields it keeps), the
 	// resourceVersion plus one as a uvarint (0 if it is left in the
 	// encoding), what an Event keeps of the fields taken out, the
-	// protobuf encoding (of the fields the version keeps), then the
+	// protobuf encoding of the fields the version keeps (in field order;
+	// protobuf reads fields in any order and each once), then the
 	// object's times (see appendTimes). A string rather than a slice, so
 	// that a blob is 32 bytes: there are two for every pod's Event and
 	// version written.
@@ -74,15 +77,17 @@ func (b *blob) rv() (rv int64, start int) {
 	return int64(v) - 1, 1 + n
 }
 
-// keepsSpec is the header bit of a version with a base that keeps its spec
-// and status.
-const keepsSpec = 1 << 1
+// The header bits of a version with a base (kinds other than Event).
+const (
+	keepsSpec  = 1 << 1 // it keeps its spec and status; its base has its metadata
+	sharedSpec = 1 << 2 // it keeps its metadata and status; its base is a pod spec that other pods share
+)
 
-// from is the first top-level field b keeps: 1 (metadata: all of them), 2
-// (spec) or 3 (status).
+// from is the first top-level field b keeps: 1 (metadata: all of them,
+// the spec perhaps shared), 2 (spec) or 3 (status).
 func (b *blob) from() int {
 	switch {
-	case b.base == nil:
+	case b.base == nil, b.data[0]&sharedSpec != 0:
 		return 1
 	case b.data[0]&keepsSpec != 0:
 		return 2
@@ -92,9 +97,10 @@ func (b *blob) from() int {
 
 // meta is the encoding of the version's metadata field, spec of its spec
 // field (the fields before statusAt, in a whole version or one that keeps
-// its spec; from its base in one that does not).
+// its spec; from its base in one that does not; a shared spec is its
+// base's bytes).
 func (b *blob) meta() string {
-	if b.base != nil {
+	if b.from() > 1 {
 		return b.base.meta()
 	}
 	_, start := b.rv()
@@ -103,13 +109,46 @@ func (b *blob) meta() string {
 
 func (b *blob) spec() string {
 	_, start := b.rv()
-	switch b.from() {
-	case 1:
+	switch {
+	case b.base != nil && b.data[0]&sharedSpec != 0:
+		_, at := b.base.rv()
+		return b.base.data[at:b.base.proto]
+	case b.from() == 1:
 		return b.data[start+metaLen(b.data[start:b.statusAt]) : b.statusAt]
-	case 2:
+	case b.from() == 2:
 		return b.data[start:b.statusAt]
 	}
 	return b.base.spec()
+}
+
+// Pods made from one template have the same spec until they are bound, so
+// the version a pod is created with shares its spec's bytes with the pods
+// made before it (most of a new pod's bytes): the store keeps the last
+// specs it saw, and a whole pod version whose spec is one of them keeps
+// its metadata and status only, its base being that spec.
+
+// maxSharedSpecs bounds the specs the store remembers for sharing; when
+// it is reached, it forgets them all (blobs keep what they share).
+const maxSharedSpecs = 4096
+
+// sharedSpecBlob is the blob that holds spec for sharing: a header byte,
+// no resourceVersion and the bytes.
+func (s *Store) sharedSpecBlob(spec []byte) *blob {
+	if b, ok := s.specs[string(spec)]; ok {
+		return b
+	}
+	if len(s.specs) >= maxSharedSpecs || s.specs == nil {
+		s.specs = make(map[string]*blob)
+	}
+	var data strings.Builder
+	data.Grow(2 + len(spec))
+	data.WriteByte(0)
+	data.WriteByte(0) // no resourceVersion
+	data.Write(spec)
+	b := &blob{data: data.String()}
+	b.proto, b.statusAt = int32(len(b.data)), int32(len(b.data))
+	s.specs[b.data[2:]] = b
+	return b
 }
 
 // holding is the version in b's chain (b itself or a base) that keeps
@@ -213,26 +252,33 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if !split {
 		at = len(enc)
 	}
-	if split && base != nil && rv >= 0 && hasRV(base) && string(enc[:specAt]) == base.meta() {
+	var meta []byte // a version that shares its spec keeps its metadata, then its status
+	switch {
+	case split && base != nil && rv >= 0 && hasRV(base) && string(enc[:specAt]) == base.meta():
 		if string(enc[specAt:at]) == base.spec() {
 			b.base, enc = base.holding(2), enc[at:] // only the status changed
 		} else {
 			b.base, enc, at = base.holding(1), enc[specAt:], at-specAt // the spec and status changed
 			header |= keepsSpec
 		}
+	case split && k == kinds.Pod && at > specAt:
+		b.base = s.sharedSpecBlob(enc[specAt:at])
+		meta, enc, at = enc[:specAt], enc[at:], specAt
+		header |= sharedSpec
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
 	start := 1 + len(rvEnc) + len(s.extraBuf)
 	var data strings.Builder // one allocation, at the exact size, not zeroed
-	data.Grow(start + len(enc) + len(s.timesBuf))
+	data.Grow(start + len(meta) + len(enc) + len(s.timesBuf))
 	data.WriteByte(header)
 	data.Write(rvEnc)
 	data.Write(s.extraBuf)
+	data.Write(meta)
 	data.Write(enc)
 	data.Write(s.timesBuf)
 	b.data = data.String()
-	b.proto = int32(start + len(enc))
+	b.proto = int32(start + len(meta) + len(enc))
 	b.statusAt = b.proto
 	if b.from() < 3 {
 		b.statusAt = int32(start + at)
@@ -345,11 +391,14 @@ func marshalTail(m protoMarshaler, buf []byte) (n int, ok bool) {
 func (b *blob) decode(k *kinds.Kind) Object {
 	obj := k.New()
 	u := obj.(protoUnmarshaler)
-	if f := b.from(); f > 1 { // the fields before the ones b keeps, from its chain
+	switch f := b.from(); { // the fields b does not keep, from its chain
+	case f > 1:
 		unmarshal(k, u, b.base.meta())
 		if f == 3 {
 			unmarshal(k, u, b.base.spec())
 		}
+	case b.base != nil: // a shared spec
+		unmarshal(k, u, b.spec())
 	}
 	rv, kept := b.rv()
 	start := kept

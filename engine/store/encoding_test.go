@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -247,18 +248,19 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 		}
 		blobs = append(blobs, ev.obj)
 	}
-	// Each version's base (-1 for a whole one) and the first field it keeps.
+	// Each version's base (-1 for a whole one, whose spec the store shares
+	// with other pods: its base is that spec) and the first field it keeps.
 	wantBase, wantFrom := []int{-1, 0, 0, 2, 2, -1}, []int{1, 3, 2, 3, 3, 1}
 	for i, b := range blobs {
 		switch {
 		case b.from() != wantFrom[i]:
 			t.Errorf("version %d keeps its fields from %d on; want %d", i, b.from(), wantFrom[i])
-		case wantBase[i] < 0 && b.base != nil:
-			t.Errorf("version %d has a base; want it whole", i)
+		case wantBase[i] < 0 && (b.base == nil || b.data[0]&sharedSpec == 0 || b.spec() != string(specBytes(t, versions[i]))):
+			t.Errorf("version %d does not share its spec; want it whole, with its spec shared", i)
 		case wantBase[i] >= 0 && b.base != blobs[wantBase[i]]:
 			t.Errorf("version %d's base is not version %d", i, wantBase[i])
-		case wantBase[i] >= 0 && len(b.data) >= len(blobs[wantBase[i]].data):
-			t.Errorf("version %d keeps %d bytes, its base %d", i, len(b.data), len(blobs[wantBase[i]].data))
+		case len(b.data) >= versions[i].Size():
+			t.Errorf("version %d keeps %d bytes, all of its %d", i, len(b.data), versions[i].Size())
 		}
 	}
 	evs, _ := s.Since(start)
@@ -319,5 +321,63 @@ func TestLastWriteOfDeletedAndCompacted(t *testing.T) {
 func TestBlobIs32Bytes(t *testing.T) {
 	if got := reflect.TypeFor[blob]().Size(); got != 32 {
 		t.Errorf("a blob is %d bytes; want 32", got)
+	}
+}
+
+// specBytes is the encoding of p's spec field.
+func specBytes(t *testing.T, p *corev1.Pod) []byte {
+	t.Helper()
+	c := p.DeepCopy()
+	c.ResourceVersion = ""
+	enc, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	specAt, statusAt, ok := topFields(kinds.Pod, enc)
+	if !ok {
+		t.Fatal("a pod's encoding is not metadata, spec, status")
+	}
+	return enc[specAt:statusAt]
+}
+
+// Pods made from one template share their first version's spec: each keeps
+// its metadata and status, and reads back exactly. A pod with another spec
+// has its own, and past maxSharedSpecs specs the store starts afresh
+// without losing what versions share.
+func TestNewPodsShareTheirSpec(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	var pods []*corev1.Pod
+	for i := range 2*maxSharedSpecs + 5 { // every odd pod has a spec of its own: the store starts afresh
+
+		p := typedPod(fmt.Sprintf("web-%d", i))
+		if i%2 == 1 {
+			p.Spec.Containers[0].Image = fmt.Sprintf("nginx:1.%d", i) // a spec of its own
+		}
+		s.Create(p, 0)
+		next := p.DeepCopy()
+		next.Spec.NodeName = "n1" // bound: the created version is superseded
+		if _, err := s.Update(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	s.Seal(s.Rev())
+	created := func(i int) *blob {
+		at, _ := s.entryAt(start + 1 + 2*int64(i))
+		return s.history.event(at).obj
+	}
+	if a, b := created(0), created(2); a.base == nil || a.base != b.base {
+		t.Error("two pods made from one spec do not share it")
+	}
+	if a, b := created(0), created(1); a.base == b.base {
+		t.Error("pods with different specs share one")
+	}
+	if a, b := created(2*maxSharedSpecs+2), created(2*maxSharedSpecs+4); a.base == nil || a.base != b.base {
+		t.Error("after the store started afresh, two pods made from one spec do not share it")
+	}
+	evs, _ := s.Since(start)
+	for i, p := range pods {
+		sameJSON(t, "a created version", evs[2*i].Object, p)
 	}
 }

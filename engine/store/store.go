@@ -134,10 +134,11 @@ type Store struct {
 	buckets    map[*kinds.Kind]*bucket
 	history    history // writes with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
-	keyBuf     []byte // scratch for lookup keys
-	timesBuf   []byte // scratch for encoding
-	extraBuf   []byte // scratch for encoding
-	encBuf     []byte // scratch for encoding
+	keyBuf     []byte           // scratch for lookup keys
+	timesBuf   []byte           // scratch for encoding
+	extraBuf   []byte           // scratch for encoding
+	encBuf     []byte           // scratch for encoding
+	specs      map[string]*blob // pod specs for versions to share (see sharedSpecBlob)
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
