@@ -90,9 +90,10 @@ type bucket struct {
 }
 
 // entry is the current version of one object: typed, or encoded for the
-// kinds kept at rest (see encoding.go).
+// kinds kept at rest (see encoding.go). The map holds one for every object,
+// so it does not repeat the map's key: a write finds the key's string in
+// history (storedKey).
 type entry struct {
-	key string // the etcd key, kept so that a write reuses it
 	obj Object
 	enc *blob
 }
@@ -107,15 +108,34 @@ func (e entry) object(k *kinds.Kind) Object {
 
 // newEntry makes the entry for obj, encoding it if its kind is kept at rest.
 // The store then keeps nothing of obj itself.
-func (s *Store) newEntry(b *bucket, k *kinds.Kind, key string, obj Object) entry {
+func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 	if b.atRest {
 		enc := s.encode(k, obj, nil)
 		if enc == nil {
 			panic("store: a " + k.Kind + " must be kept at rest, and this one cannot be encoded")
 		}
-		return entry{key: key, enc: enc}
+		return entry{enc: enc}
 	}
-	return entry{key: key, obj: obj}
+	return entry{obj: obj}
+}
+
+// storedKey is the key in the scratch buffer as a string the store already
+// holds: the one the object's last write (e is its current version) put in
+// history, while history holds it, so that a write allocates no key; else
+// a new string.
+func (s *Store) storedKey(e entry) string {
+	var rev int64
+	if e.enc != nil {
+		rev, _ = e.enc.rv()
+	} else {
+		rev = rvOf(e.obj)
+	}
+	if i, ok := s.entryAt(rev); ok {
+		if _, key, _, _, _ := s.history.meta(i); key == string(s.keyBuf) {
+			return key
+		}
+	}
+	return string(s.keyBuf)
 }
 
 // typed is what a history entry holds of an object: nothing for the kinds
@@ -267,7 +287,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	key := string(s.keyBuf)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	e := s.newEntry(b, k, key, obj)
+	e := s.newEntry(b, k, obj)
 	b.entries[key] = e
 	b.sorted = nil
 	b.rev = s.rev
@@ -296,13 +316,14 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	if old == obj {
 		panic("store: Update with the stored object itself; objects from the store are read-only, copy first")
 	}
+	key := s.storedKey(was)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
-	e := s.newEntry(b, k, was.key, obj)
-	b.entries[was.key] = e
+	e := s.newEntry(b, k, obj)
+	b.entries[key] = e
 	b.rev = s.rev
-	s.indexUpdate(k, was.key, old, obj)
-	s.history.append(Event{Type: Modified, Kind: k, Key: was.key, Rev: s.rev, Object: b.typed(obj), Old: b.typed(old),
+	s.indexUpdate(k, key, old, obj)
+	s.history.append(Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Old: b.typed(old),
 		Cause: cause, obj: e.enc, old: was.enc})
 	return s.rev, nil
 }
@@ -321,12 +342,13 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 		return nil, 0, apierrors.NewConflict(k.GroupResource(), name,
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
+	key := s.storedKey(was)
 	s.rev++
-	delete(b.entries, was.key)
+	delete(b.entries, key)
 	b.sorted = nil
 	b.rev = s.rev
-	s.indexRemove(k, was.key, old)
-	s.history.append(Event{Type: Deleted, Kind: k, Key: was.key, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
+	s.indexRemove(k, key, old)
+	s.history.append(Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
 		Cause: cause, obj: was.enc, old: was.enc})
 	return old, s.rev, nil
 }
