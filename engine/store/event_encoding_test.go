@@ -93,7 +93,8 @@ func TestRecordedEventKeepsWhatItDoesNotRepeat(t *testing.T) {
 	}
 	sameJSON(t, "the Event read back", got, want)
 	s.lookupKey(kinds.Event, "default", "app-0042-7b576dd48d-2g7mn.1816687ec0570295")
-	b := s.bucket(kinds.Event).entries[string(s.keyBuf)].enc
+	e, _ := s.bucket(kinds.Event).get(s.keyBuf)
+	b := e.enc
 	if kept := len(b.data); kept > whole*3/4 {
 		t.Errorf("the Event keeps %d bytes; its protobuf encoding is %d, and over a quarter of it repeats the rest", kept, whole)
 	}

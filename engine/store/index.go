@@ -37,9 +37,7 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 	}
 	ix := &index{name: name, fn: fn, byVal: map[string]*indexSet{}}
 	s.indexes[k] = append(s.indexes[k], ix)
-	for key, e := range s.bucket(k).entries {
-		ix.add(key, e.object(k))
-	}
+	s.bucket(k).each(func(key string, e entry) { ix.add(key, e.object(k)) })
 }
 
 // HasIndex reports whether kind k has an index of that name.
@@ -77,7 +75,7 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 		if b := s.bucket(k); b.atRest {
 			out := make([]Object, len(set.sorted))
 			for i, key := range set.sorted {
-				out[i] = b.entries[key].object(k)
+				out[i] = b.at(key).object(k)
 			}
 			return out
 		}
@@ -98,7 +96,7 @@ func (s *Store) sortSet(k *kinds.Kind, set *indexSet) {
 	}
 	set.objs = make([]Object, len(set.sorted))
 	for i, key := range set.sorted {
-		set.objs[i] = b.entries[key].obj
+		set.objs[i] = b.typedObjs[key]
 	}
 }
 

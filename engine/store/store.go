@@ -83,16 +83,64 @@ func (e *ErrCompacted) Error() string {
 }
 
 type bucket struct {
-	entries map[string]entry // key -> current version
-	atRest  bool             // the kind is kept encoded even while current
-	sorted  []string         // keys in order; nil when stale
-	rev     int64            // the revision of the latest write to the kind
+	// The current versions by key: typed, or encoded for a kind kept at
+	// rest; one map or the other. Each holds only what its kind needs, so
+	// that a slot is 32 or 24 bytes: there is one for every object.
+	typedObjs map[string]Object
+	rest      map[string]*blob
+	atRest    bool     // the kind is kept encoded even while current
+	sorted    []string // keys in order; nil when stale
+	rev       int64    // the revision of the latest write to the kind
+}
+
+// get is the entry at key (a scratch buffer: indexing a map with a
+// converted slice does not allocate).
+func (b *bucket) get(key []byte) (entry, bool) {
+	if b.atRest {
+		enc, ok := b.rest[string(key)]
+		return entry{enc: enc}, ok
+	}
+	obj, ok := b.typedObjs[string(key)]
+	return entry{obj: obj}, ok
+}
+
+// at is the entry at a key the bucket holds.
+func (b *bucket) at(key string) entry {
+	if b.atRest {
+		return entry{enc: b.rest[key]}
+	}
+	return entry{obj: b.typedObjs[key]}
+}
+
+func (b *bucket) put(key string, e entry) {
+	if b.atRest {
+		b.rest[key] = e.enc
+	} else {
+		b.typedObjs[key] = e.obj
+	}
+}
+
+func (b *bucket) del(key string) {
+	delete(b.rest, key)
+	delete(b.typedObjs, key)
+}
+
+func (b *bucket) size() int { return len(b.rest) + len(b.typedObjs) }
+
+// each calls f for every entry, in no order.
+func (b *bucket) each(f func(key string, e entry)) {
+	for key, enc := range b.rest {
+		f(key, entry{enc: enc})
+	}
+	for key, obj := range b.typedObjs {
+		f(key, entry{obj: obj})
+	}
 }
 
 // entry is the current version of one object: typed, or encoded for the
-// kinds kept at rest (see encoding.go). The map holds one for every object,
-// so it does not repeat the map's key: a write finds the key's string in
-// history (storedKey).
+// kinds kept at rest (see encoding.go). The bucket keeps one for every
+// object, without its key: a write finds the key's string in history
+// (storedKey).
 type entry struct {
 	obj Object
 	enc *blob
@@ -175,7 +223,12 @@ func (s *Store) CompactRev() int64 { return s.compactRev }
 func (s *Store) bucket(k *kinds.Kind) *bucket {
 	b := s.buckets[k]
 	if b == nil {
-		b = &bucket{entries: map[string]entry{}, atRest: keptAtRest(k)}
+		b = &bucket{atRest: keptAtRest(k)}
+		if b.atRest {
+			b.rest = map[string]*blob{}
+		} else {
+			b.typedObjs = map[string]Object{}
+		}
 		s.buckets[k] = b
 	}
 	return b
@@ -200,7 +253,7 @@ func (s *Store) Get(k *kinds.Kind, namespace, name string) (Object, error) {
 func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
 	b := s.bucket(k)
 	s.lookupKey(k, namespace, name)
-	e, ok := b.entries[string(s.keyBuf)]
+	e, ok := b.get(s.keyBuf)
 	if !ok {
 		return nil, false
 	}
@@ -212,7 +265,7 @@ func (s *Store) Lookup(k *kinds.Kind, namespace, name string) (Object, bool) {
 func (s *Store) ModRev(k *kinds.Kind, namespace, name string) (int64, bool) {
 	b := s.bucket(k)
 	s.lookupKey(k, namespace, name)
-	e, ok := b.entries[string(s.keyBuf)]
+	e, ok := b.get(s.keyBuf)
 	switch {
 	case !ok:
 		return 0, false
@@ -250,7 +303,7 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	}
 	out := make([]Object, len(keys))
 	for i, key := range keys {
-		out[i] = b.entries[key].object(k)
+		out[i] = b.at(key).object(k)
 	}
 	return out
 }
@@ -258,10 +311,8 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 // keys is the bucket's keys in order.
 func (b *bucket) keys() []string {
 	if b.sorted == nil {
-		b.sorted = make([]string, 0, len(b.entries))
-		for key := range b.entries {
-			b.sorted = append(b.sorted, key)
-		}
+		b.sorted = make([]string, 0, b.size())
+		b.each(func(key string, _ entry) { b.sorted = append(b.sorted, key) })
 		sort.Strings(b.sorted)
 	}
 	return b.sorted
@@ -273,7 +324,7 @@ func (b *bucket) keys() []string {
 func (s *Store) KindRev(k *kinds.Kind) int64 { return s.bucket(k).rev }
 
 // Count is the number of objects of kind k.
-func (s *Store) Count(k *kinds.Kind) int { return len(s.bucket(k).entries) }
+func (s *Store) Count(k *kinds.Kind) int { return s.bucket(k).size() }
 
 // Create stores a new object. It sets resourceVersion to the new revision and
 // fails with AlreadyExists if the key is taken.
@@ -281,14 +332,14 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	k := kinds.Of(obj)
 	b := s.bucket(k)
 	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
-	if _, ok := b.entries[string(s.keyBuf)]; ok {
+	if _, ok := b.get(s.keyBuf); ok {
 		return 0, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
 	}
 	key := string(s.keyBuf)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
-	b.entries[key] = e
+	b.put(key, e)
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
@@ -304,7 +355,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	k := kinds.Of(obj)
 	b := s.bucket(k)
 	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
-	was, ok := b.entries[string(s.keyBuf)]
+	was, ok := b.get(s.keyBuf)
 	if !ok {
 		return 0, apierrors.NewNotFound(k.GroupResource(), obj.GetName())
 	}
@@ -320,7 +371,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
-	b.entries[key] = e
+	b.put(key, e)
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
 	s.history.append(Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Old: b.typed(old),
@@ -333,7 +384,7 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, cause uint64) (Object, int64, error) {
 	b := s.bucket(k)
 	s.lookupKey(k, namespace, name)
-	was, ok := b.entries[string(s.keyBuf)]
+	was, ok := b.get(s.keyBuf)
 	if !ok {
 		return nil, 0, apierrors.NewNotFound(k.GroupResource(), name)
 	}
@@ -344,7 +395,7 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 	}
 	key := s.storedKey(was)
 	s.rev++
-	delete(b.entries, key)
+	b.del(key)
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexRemove(k, key, old)
