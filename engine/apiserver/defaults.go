@@ -270,8 +270,8 @@ func defaultHTTPGet(h *corev1.HTTPGetAction) {
 
 // defaultResourceList rounds quantities up to milli scale, as
 // SetDefaults_ResourceList does ("0.1m" becomes "1m"). A quantity that
-// rounding leaves as it is is not written back: a pod shares its
-// template's resource lists (see the ReplicaSet controller's sharesSpec).
+// rounding leaves as it is is not written back: the pods of one ReplicaSet
+// sync share their resource lists (see the controller's podFromTemplate).
 func defaultResourceList(l corev1.ResourceList) {
 	for name, q := range l {
 		was := q
