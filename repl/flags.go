@@ -131,6 +131,44 @@ func ParseFlags(defs []Flag, args []string) (*Flags, error) {
 
 var errBool = errors.New("strconv.ParseBool: parsing: invalid syntax")
 
+// FirstArg is the first of args that is neither a flag nor a flag's value,
+// by defs, or "" if there is none. A command with subcommands looks its
+// subcommand up first, as kubectl (cobra) does, so that `set resources ...
+// --limits=...` names the subcommand kubeloop lacks, not a flag: a flag
+// defs do not know is taken to have no value.
+func FirstArg(defs []Flag, args []string) string {
+	f := &Flags{defs: defs}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case strings.HasPrefix(a, "--"):
+			name, _, hasVal := strings.Cut(a[2:], "=")
+			if d := f.def(name, ""); d != nil && !d.IsBool() && !hasVal {
+				i++ // its value
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			// Shorthands: the first that takes a value takes the rest of
+			// the word, or the next word.
+			for j := 1; j < len(a); j++ {
+				if d := f.def("", a[j:j+1]); d != nil && !d.IsBool() {
+					if j+1 == len(a) {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
 func (f *Flags) def(long, short string) *Flag {
 	for i := range f.defs {
 		d := &f.defs[i]

@@ -419,29 +419,12 @@ func unknownSet(sub string) error {
 	return kerrorf("unknown command %q for \"kubectl set\"; kubeloop has set image only", sub)
 }
 
-// setSubcommand is the first argument of set that is neither a flag nor
-// the value of one (set's flags with a value: -n/--namespace,
-// -l/--selector), for when flags cannot be parsed.
-func setSubcommand(args []string) string {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; a {
-		case "-n", "--namespace", "-l", "--selector":
-			i++ // its value
-		default:
-			if !strings.HasPrefix(a, "-") {
-				return a
-			}
-		}
-	}
-	return ""
-}
-
 func runSet(s *Session, args []string, _ string) error {
 	f, err := s.Parse(args)
 	if err != nil {
 		// `set resources ... --limits=...` must say that kubeloop has no
 		// set resources, not that it has no --limits flag.
-		if sub := setSubcommand(args); sub != "" && sub != "image" {
+		if sub := FirstArg(s.cmd.Flags, args); sub != "" && sub != "image" {
 			return unknownSet(sub)
 		}
 		return err

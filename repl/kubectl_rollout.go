@@ -109,15 +109,23 @@ func completeKindSlashName(s *Session, word string) []string {
 }
 
 func runRollout(s *Session, args []string, _ string) error {
+	known := func(sub string) bool {
+		i := sort.SearchStrings(rolloutSubcommands, sub)
+		return i < len(rolloutSubcommands) && rolloutSubcommands[i] == sub
+	}
 	f, err := s.Parse(args)
 	if err != nil {
+		// The subcommand first, as kubectl: an unknown one is the error.
+		if sub := FirstArg(s.cmd.Flags, args); sub != "" && !known(sub) {
+			return usagef("unknown command %q for \"kubectl rollout\"", sub)
+		}
 		return err
 	}
 	if len(f.Args) == 0 {
 		return usagef("rollout needs a subcommand: %s", strings.Join(rolloutSubcommands, ", "))
 	}
 	sub := f.Args[0]
-	if sort.SearchStrings(rolloutSubcommands, sub) == len(rolloutSubcommands) || rolloutSubcommands[sort.SearchStrings(rolloutSubcommands, sub)] != sub {
+	if !known(sub) {
 		return usagef("unknown command %q for \"kubectl rollout\"", sub)
 	}
 	for _, fl := range []string{"timeout", "watch", "revision", "to-revision"} {

@@ -195,6 +195,32 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+// FirstArg skips flags and their values as ParseFlags reads them, taking
+// a flag it does not know to have none.
+func TestFirstArg(t *testing.T) {
+	defs := []Flag{FlagOutput, FlagNamespace, FlagAllNamespaces, FlagSelector, FlagQuiet}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"resources", "deployment/api", "--limits=cpu=1"}, "resources"},
+		{[]string{"-n", "default", "env", "--bogus"}, "env"},
+		{[]string{"--namespace", "default", "env"}, "env"},
+		{[]string{"--namespace=default", "env"}, "env"},
+		{[]string{"-ndefault", "env"}, "env"},
+		{[]string{"-qn", "default", "env"}, "env"},
+		{[]string{"-A", "env"}, "env"},
+		{[]string{"--limits", "x"}, "x"}, // unknown: no value
+		{[]string{"--", "-o"}, "-o"},
+		{[]string{"-o", "wide"}, ""},
+		{nil, ""},
+	} {
+		if got := FirstArg(defs, tt.args); got != tt.want {
+			t.Errorf("FirstArg(%q) = %q; want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
 func boolStr(b bool) string {
 	if b {
 		return "true"
