@@ -51,22 +51,27 @@ import (
 // (see sharedSpecBlob): it keeps its metadata and status, its base being
 // the spec, and counts as whole. The resourceVersion, which every version
 // changes, is kept apart so that metadata compares equal.
+//
+// What a version keeps is then most often kept as a delta against another
+// object's version of the same shape (see delta.go): a base says which
+// fields a version keeps, a reference how few bytes they take.
 type blob struct {
 	// data is a header byte (bit 0 set if the object carried its
 	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
 	// other bits say what was taken out of it, see event_encoding.go; for
 	// a version with a base, bits 1 and 2 say which fields it keeps), the
 	// resourceVersion plus one as a uvarint (0 if it is left in the
-	// encoding), what an Event keeps of the fields taken out, the
-	// protobuf encoding of the fields the version keeps (in field order;
-	// protobuf reads fields in any order and each once), then the
-	// object's times (see appendTimes). A string rather than a slice, so
-	// that a blob is 32 bytes: there are two for every pod's Event and
-	// version written.
-	data     string
-	base     *blob // the version that has the fields this one does not keep; nil for a whole one
-	proto    int32 // where the protobuf encoding ends in data
-	statusAt int32 // where its status field starts in data (proto if none), unless it keeps only that
+	// encoding), what an Event keeps of the fields taken out, then the
+	// body, or its delta against ref's body (see delta.go). The body is
+	// the length of the object's times as a uvarint, the times (see
+	// appendTimes), then the protobuf encoding of the fields the version
+	// keeps (in field order; protobuf reads fields in any order and each
+	// once). A string rather than a slice, and the offsets found by
+	// reading it rather than kept, so that a blob is 32 bytes: there are
+	// two for every pod's Event and version written.
+	data string
+	base *blob // the version that has the fields this one does not keep; nil for a whole one
+	ref  *blob // the version kept whole whose body data's is a delta against; nil if data has its body
 }
 
 // rv is the resourceVersion, left out of the encoding; -1 if it is in it.
@@ -95,30 +100,53 @@ func (b *blob) from() int {
 	return 3
 }
 
-// meta is the encoding of the version's metadata field, spec of its spec
-// field (the fields before statusAt, in a whole version or one that keeps
-// its spec; from its base in one that does not; a shared spec is its
-// base's bytes).
-func (b *blob) meta() string {
-	if b.from() > 1 {
-		return b.base.meta()
+// bodyAt is where b's body, or its delta, starts in data.
+func (b *blob) bodyAt(k *kinds.Kind) int {
+	_, at := b.rv()
+	if k == kinds.Event {
+		at += eventExtraLen(b.data[0], b.data[at:])
 	}
-	_, start := b.rv()
-	return b.data[start : start+metaLen(b.data[start:b.statusAt])]
+	return at
 }
 
-func (b *blob) spec() string {
-	_, start := b.rv()
-	switch {
-	case b.base != nil && b.data[0]&sharedSpec != 0:
-		_, at := b.base.rv()
-		return b.base.data[at:b.base.proto]
-	case b.from() == 1:
-		return b.data[start+metaLen(b.data[start:b.statusAt]) : b.statusAt]
-	case b.from() == 2:
-		return b.data[start:b.statusAt]
+// body appends b's body to dst: data's, or what its delta rebuilds from
+// its reference's (a reference keeps its body: chains of deltas are one
+// long).
+func (b *blob) body(k *kinds.Kind, dst []byte) []byte {
+	at := b.bodyAt(k)
+	if b.ref == nil {
+		return append(dst, b.data[at:]...)
 	}
-	return b.base.spec()
+	out, ok := patch(dst, b.ref.data[b.ref.bodyAt(k):], b.data[at:])
+	if !ok {
+		panic("store: a " + k.Kind + " version's delta does not rebuild it from its reference")
+	}
+	return out
+}
+
+// splitBody is a body's times and protobuf encoding.
+func splitBody(body []byte) (times, proto []byte) {
+	n, k := binary.Uvarint(body)
+	if k <= 0 || n > uint64(len(body)-k) {
+		panic("store: a version's body is cut short")
+	}
+	return body[k : k+int(n)], body[k+int(n):]
+}
+
+// field is the encoding of b's top-level field f (1 metadata, 2 spec),
+// which b must keep (b.from() <= f): a slice of buf, which it reuses and
+// returns, or of a shared spec.
+func (b *blob) field(k *kinds.Kind, f int, buf []byte) ([]byte, []byte) {
+	if f == 2 && b.base != nil && b.data[0]&sharedSpec != 0 {
+		return append(buf[:0], b.base.data[sharedSpecAt:]...), buf
+	}
+	buf = b.body(k, buf[:0])
+	_, proto := splitBody(buf)
+	specAt, statusAt, _ := topFields(k, proto)
+	if f == 1 {
+		return proto[:specAt], buf
+	}
+	return proto[specAt:statusAt], buf
 }
 
 // Pods made from one template have the same spec until they are bound, so
@@ -131,8 +159,11 @@ func (b *blob) spec() string {
 // it is reached, it forgets them all (blobs keep what they share).
 const maxSharedSpecs = 4096
 
-// sharedSpecBlob is the blob that holds spec for sharing: a header byte,
-// no resourceVersion and the bytes.
+// sharedSpecAt is where a shared spec starts in its blob's data: after a
+// header byte, no resourceVersion and no times.
+const sharedSpecAt = 3
+
+// sharedSpecBlob is the blob that holds spec for sharing.
 func (s *Store) sharedSpecBlob(spec []byte) *blob {
 	if b, ok := s.specs[string(spec)]; ok {
 		return b
@@ -141,13 +172,11 @@ func (s *Store) sharedSpecBlob(spec []byte) *blob {
 		s.specs = make(map[string]*blob)
 	}
 	var data strings.Builder
-	data.Grow(2 + len(spec))
-	data.WriteByte(0)
-	data.WriteByte(0) // no resourceVersion
+	data.Grow(sharedSpecAt + len(spec))
+	data.WriteString("\x00\x00\x00") // no TypeMeta, resourceVersion or times
 	data.Write(spec)
 	b := &blob{data: data.String()}
-	b.proto, b.statusAt = int32(len(b.data)), int32(len(b.data))
-	s.specs[b.data[2:]] = b
+	s.specs[b.data[sharedSpecAt:]] = b
 	return b
 }
 
@@ -252,36 +281,52 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if !split {
 		at = len(enc)
 	}
+	sameMeta := false
+	if split && base != nil && rv >= 0 && hasRV(base) {
+		var meta []byte
+		meta, s.cmpBuf = base.holding(1).field(k, 1, s.cmpBuf)
+		sameMeta = bytes.Equal(enc[:specAt], meta)
+	}
 	var meta []byte // a version that shares its spec keeps its metadata, then its status
 	switch {
-	case split && base != nil && rv >= 0 && hasRV(base) && string(enc[:specAt]) == base.meta():
-		if string(enc[specAt:at]) == base.spec() {
+	case sameMeta:
+		var spec []byte
+		spec, s.cmpBuf = base.holding(2).field(k, 2, s.cmpBuf)
+		if bytes.Equal(enc[specAt:at], spec) {
 			b.base, enc = base.holding(2), enc[at:] // only the status changed
 		} else {
-			b.base, enc, at = base.holding(1), enc[specAt:], at-specAt // the spec and status changed
+			b.base, enc = base.holding(1), enc[specAt:] // the spec and status changed
 			header |= keepsSpec
 		}
 	case split && k == kinds.Pod && at > specAt:
 		b.base = s.sharedSpecBlob(enc[specAt:at])
-		meta, enc, at = enc[:specAt], enc[at:], specAt
+		meta, enc = enc[:specAt], enc[at:]
 		header |= sharedSpec
+	}
+	body := binary.AppendUvarint(s.bodyBuf[:0], uint64(len(s.timesBuf)))
+	body = append(body, s.timesBuf...)
+	body = append(body, meta...)
+	body = append(body, enc...)
+	s.bodyBuf = body
+	key := refKey{k: k, header: header}
+	if isEvent {
+		key.reason = ev.Reason
+	}
+	kept := body
+	if ref, d := s.compress(key, body); ref != nil {
+		b.ref, kept = ref, d
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
-	start := 1 + len(rvEnc) + len(s.extraBuf)
 	var data strings.Builder // one allocation, at the exact size, not zeroed
-	data.Grow(start + len(meta) + len(enc) + len(s.timesBuf))
+	data.Grow(1 + len(rvEnc) + len(s.extraBuf) + len(kept))
 	data.WriteByte(header)
 	data.Write(rvEnc)
 	data.Write(s.extraBuf)
-	data.Write(meta)
-	data.Write(enc)
-	data.Write(s.timesBuf)
+	data.Write(kept)
 	b.data = data.String()
-	b.proto = int32(start + len(meta) + len(enc))
-	b.statusAt = b.proto
-	if b.from() < 3 {
-		b.statusAt = int32(start + at)
+	if b.ref == nil {
+		s.remember(key, b, b.data[len(b.data)-len(kept):])
 	}
 	if len(s.encBuf) > encScratch {
 		s.encBuf = nil // do not keep a one-off giant
@@ -391,27 +436,28 @@ func marshalTail(m protoMarshaler, buf []byte) (n int, ok bool) {
 func (b *blob) decode(k *kinds.Kind) Object {
 	obj := k.New()
 	u := obj.(protoUnmarshaler)
+	var buf []byte
 	switch f := b.from(); { // the fields b does not keep, from its chain
 	case f > 1:
-		unmarshal(k, u, b.base.meta())
+		var meta, spec []byte
+		meta, buf = b.holding(1).field(k, 1, buf)
+		unmarshal(k, u, meta)
 		if f == 3 {
-			unmarshal(k, u, b.base.spec())
+			spec, buf = b.holding(2).field(k, 2, buf)
+			unmarshal(k, u, spec)
 		}
 	case b.base != nil: // a shared spec
-		unmarshal(k, u, b.spec())
+		unmarshal(k, u, []byte(b.base.data[sharedSpecAt:]))
 	}
 	rv, kept := b.rv()
-	start := kept
-	if k == kinds.Event {
-		start += eventExtraLen(b.data[0], b.data[kept:])
-	}
-	unmarshal(k, u, b.data[start:b.proto]) // protobuf merges: each field lands once
+	times, proto := splitBody(b.body(k, buf[:0]))
+	unmarshal(k, u, proto) // protobuf merges: each field lands once
 	if rv >= 0 {
 		obj.SetResourceVersion(strconv.FormatInt(rv, 10))
 	}
-	restoreTimes(obj, b.data[b.proto:])
+	restoreTimes(obj, string(times))
 	if ev, ok := obj.(*corev1.Event); ok {
-		unstripEvent(ev, b.data[0], b.data[kept:start])
+		unstripEvent(ev, b.data[0], b.data[kept:b.bodyAt(k)])
 	}
 	if b.data[0]&1 == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)
@@ -419,8 +465,8 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	return obj
 }
 
-func unmarshal(k *kinds.Kind, u protoUnmarshaler, data string) {
-	if err := u.Unmarshal([]byte(data)); err != nil {
+func unmarshal(k *kinds.Kind, u protoUnmarshaler, data []byte) {
+	if err := u.Unmarshal(data); err != nil {
 		panic("store: cannot decode a " + k.Kind + " the store encoded: " + err.Error())
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 )
@@ -255,7 +257,7 @@ func TestStatusOnlyVersionsShareTheirBase(t *testing.T) {
 		switch {
 		case b.from() != wantFrom[i]:
 			t.Errorf("version %d keeps its fields from %d on; want %d", i, b.from(), wantFrom[i])
-		case wantBase[i] < 0 && (b.base == nil || b.data[0]&sharedSpec == 0 || b.spec() != string(specBytes(t, versions[i]))):
+		case wantBase[i] < 0 && (b.base == nil || b.data[0]&sharedSpec == 0 || b.base.data[sharedSpecAt:] != string(specBytes(t, versions[i]))):
 			t.Errorf("version %d does not share its spec; want it whole, with its spec shared", i)
 		case wantBase[i] >= 0 && b.base != blobs[wantBase[i]]:
 			t.Errorf("version %d's base is not version %d", i, wantBase[i])
@@ -379,5 +381,107 @@ func TestNewPodsShareTheirSpec(t *testing.T) {
 	evs, _ := s.Since(start)
 	for i, p := range pods {
 		sameJSON(t, "a created version", evs[2*i].Object, p)
+	}
+}
+
+// The versions of many pods at one step of their lives are kept as deltas
+// of one of them, a few bytes each, and read back exactly; so are the
+// Events of one reason. A version unlike its kind's references is kept
+// whole and becomes one.
+func TestVersionsAreDeltasOfOtherObjects(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	var want []Object
+	for i := range 50 {
+		p := runningPod()
+		p.Name, p.UID = fmt.Sprintf("api-7d9f8c6b5-%05d", i), types.UID(fmt.Sprintf("9fe6992d-c808-4e10-a1a4-%012d", i))
+		p.Status.PodIP = fmt.Sprintf("10.244.%d.%d", i/250, i%250)
+		s.Create(p, 0)
+		next := p.DeepCopy()
+		next.Status.Phase = corev1.PodSucceeded
+		if _, err := s.Update(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		last := next.DeepCopy()
+		last.Status.Message = "done"
+		if _, err := s.Update(last, 0); err != nil {
+			t.Fatal(err)
+		}
+		ev := kinds.Event.New().(*corev1.Event)
+		ev.Namespace, ev.Name, ev.Reason = "default", p.Name+".1816687ec0570295", "Pulled"
+		ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: p.Name, UID: p.UID}
+		ev.Message = `Successfully pulled image "nginx:1.27" in 400ms (400ms including waiting). Image size: 68857691 bytes.`
+		s.Create(ev, 0)
+		want = append(want, p, next, last, ev)
+	}
+	s.Seal(s.Rev())
+	evs, _ := s.Since(start)
+	whole, deltas, kept := 0, 0, 0
+	for i, e := range evs {
+		sameJSON(t, "a version", e.Object, want[i])
+		b := e.obj
+		if b == nil { // the current version of a pod is typed
+			continue
+		}
+		if b.ref == nil {
+			whole++
+			continue
+		}
+		deltas++
+		kept += len(b.data)
+		if b.ref.ref != nil {
+			t.Errorf("version %d is a delta of a delta", i)
+		}
+	}
+	if whole > 6 || deltas < 140 {
+		t.Errorf("%d versions kept whole and %d as deltas; want the first of each shape whole and the rest deltas", whole, deltas)
+	}
+	if avg := kept / max(deltas, 1); avg > 64 {
+		t.Errorf("a delta keeps %d bytes on average; want at most 64", avg)
+	}
+}
+
+// A shape of version keeps refWays references, the most useful first, and
+// past maxRefSets shapes the store forgets them all; versions keep theirs
+// and read back.
+func TestReferencesAreBounded(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	var want []Object
+	for i := range maxRefSets + 10 {
+		ev := kinds.Event.New().(*corev1.Event)
+		ev.Namespace, ev.Name, ev.Reason = "default", fmt.Sprintf("web-%d.1816687ec0570295", i), fmt.Sprintf("Reason%d", i/2)
+		ev.Message = fmt.Sprintf("a message long enough to be worth a delta, number %d", i)
+		s.Create(ev, 0)
+		want = append(want, ev)
+		if len(s.refs) > maxRefSets {
+			t.Fatalf("the store keeps references for %d shapes; want at most %d", len(s.refs), maxRefSets)
+		}
+	}
+	if len(s.refs) >= maxRefSets {
+		t.Errorf("the store never started afresh: %d shapes", len(s.refs))
+	}
+	evs, _ := s.Since(start)
+	for i, e := range evs {
+		sameJSON(t, "an Event", e.Object, want[i])
+	}
+	key := refKey{k: kinds.Pod, header: 1}
+	bodies := []string{strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40), strings.Repeat("d", 40), strings.Repeat("e", 40)}
+	for _, body := range bodies {
+		s.remember(key, &blob{data: body}, body)
+	}
+	set := s.refs[key]
+	for i, r := range set {
+		if want := bodies[len(bodies)-1-i]; r.b.data != want {
+			t.Errorf("reference %d is %q; want %q (the newest first, the oldest forgotten)", i, r.b.data, want)
+		}
+	}
+	if ref, _ := s.compress(key, []byte(bodies[2])); ref == nil || ref.data != bodies[2] {
+		t.Fatal("a version was not a delta of the reference it is")
+	}
+	for i, want := range []string{bodies[2], bodies[4], bodies[3], bodies[1]} {
+		if set[i].b.data != want {
+			t.Errorf("after a delta of %q, reference %d is %q; want %q (the one used moves first)", bodies[2], i, set[i].b.data, want)
+		}
 	}
 }

@@ -137,6 +137,13 @@ func FuzzEventReadsBack(f *testing.F) {
 		}
 		ev.Source.Component, ev.ReportingController = component, reporting
 		ev.Reason, ev.Count = "Fuzzed", 1
+		// An Event of the same reason before it, that it may be kept as a
+		// delta of.
+		sibling := ev.DeepCopy()
+		sibling.Name, sibling.InvolvedObject.Name, sibling.UID = "sibling.1816687ec0570295", "sibling", "0e6992d4-c808-4e10-a1a4-71364fb9d1c3"
+		if _, err := s.Create(sibling, 0); err != nil {
+			return
+		}
 		want := ev.DeepCopy()
 		if _, err := s.Create(ev, 0); err != nil {
 			return // not a key the store takes
@@ -147,7 +154,11 @@ func FuzzEventReadsBack(f *testing.F) {
 		if string(g) != string(w) {
 			t.Fatalf("Create changed the caller's Event:\n got %s\nwant %s", g, w)
 		}
-		got := s.List(kinds.Event, "")[0].(*corev1.Event)
+		obj, err := s.Get(kinds.Event, ev.Namespace, ev.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := obj.(*corev1.Event)
 		g, _ = json.Marshal(got)
 		w, _ = json.Marshal(want)
 		if string(g) != string(w) || !equality.Semantic.DeepEqual(got, want) || !sameZones(got, want) {

@@ -202,11 +202,15 @@ type Store struct {
 	buckets    map[*kinds.Kind]*bucket
 	history    history // writes with Rev > compactRev, in revision order
 	indexes    map[*kinds.Kind][]*index
-	keyBuf     []byte           // scratch for lookup keys
-	timesBuf   []byte           // scratch for encoding
-	extraBuf   []byte           // scratch for encoding
-	encBuf     []byte           // scratch for encoding
-	specs      map[string]*blob // pod specs for versions to share (see sharedSpecBlob)
+	keyBuf     []byte             // scratch for lookup keys
+	timesBuf   []byte             // scratch for encoding
+	extraBuf   []byte             // scratch for encoding
+	encBuf     []byte             // scratch for encoding
+	specs      map[string]*blob   // pod specs for versions to share (see sharedSpecBlob)
+	refs       map[refKey]*refSet // the versions kept whole that others are deltas against (see delta.go)
+	bodyBuf    []byte             // scratch for encoding
+	cmpBuf     []byte             // scratch for encoding
+	deltaBufs  [2][]byte          // scratch for encoding
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).

@@ -1,0 +1,238 @@
+package store
+
+import (
+	"encoding/binary"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
+
+// Versions of different objects of one kind are mostly the same bytes. Two
+// pods of a cluster, at the same step of their lives, differ in their
+// names, uids, node, IP and times; their conditions, container states,
+// tolerations and the rest are byte for byte the same. Two Pulled Events
+// differ in their pod's name, uid and a duration. So the store keeps most
+// versions as a delta against a reference: a version of the same kind and
+// shape that it kept whole (see refSet), as a compressor's dictionary.
+//
+// A delta is a list of operations that rebuild the version's bytes from
+// the reference's, each a uvarint n<<2|op:
+//
+//	op 0: copy n bytes of the reference at the cursor
+//	op 1: copy n bytes of the reference at the cursor plus a zigzag uvarint that follows
+//	op 2: append the n bytes that follow
+//
+// The cursor is where the reference would go on if the version were the
+// reference: after a copy, the byte after it; after n bytes appended, n
+// bytes on. So a changed name of the same length costs one append and the
+// copy after it no offset.
+
+// Delta operations.
+const (
+	opCopy     = 0
+	opCopyAt   = 1
+	opLiteral  = 2
+	deltaGram  = 4 // the shortest copy worth its operation, and the length of what refIndex hashes
+	minDeltaOf = 32
+)
+
+// refIndex finds where a run of deltaGram bytes occurs in a reference: a
+// table of first occurrences by hash, built once per reference.
+type refIndex struct {
+	body  string  // the reference's bytes
+	table []int32 // 1 + the first position of a gram, by its hash's top bits; 0 for none
+	shift uint8
+}
+
+func newRefIndex(body string) *refIndex {
+	bits := 6
+	for 1<<bits < len(body) {
+		bits++
+	}
+	r := &refIndex{body: body, table: make([]int32, 1<<bits), shift: uint8(32 - bits)}
+	for p := len(body) - deltaGram; p >= 0; p-- {
+		r.table[hashGram(gramOf(body[p:]))>>r.shift] = int32(p + 1)
+	}
+	return r
+}
+
+func gramOf[T string | []byte](s T) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func hashGram(g uint32) uint32 { return g * 2654435761 }
+
+// common is the length of the common prefix of a and b.
+func common(a string, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// diff appends to dst the delta that rebuilds b from the reference: at
+// each byte, the longest copy at the cursor if it is at least deltaGram
+// long, else one at the first place the next deltaGram bytes occur, else
+// the byte is appended as it is. Linear in len(b).
+func (r *refIndex) diff(dst, b []byte) []byte {
+	ref := r.body
+	lit, cur := 0, 0
+	for i := 0; i < len(b); {
+		at, n := -1, 0
+		if cur >= 0 && cur < len(ref) {
+			if n = common(ref[cur:], b[i:]); n >= deltaGram {
+				at = cur
+			}
+		}
+		if at < 0 && i+deltaGram <= len(b) {
+			g := gramOf(b[i:])
+			if q := int(r.table[hashGram(g)>>r.shift]) - 1; q >= 0 && gramOf(ref[q:]) == g {
+				at, n = q, deltaGram+common(ref[q+deltaGram:], b[i+deltaGram:])
+			}
+		}
+		if at < 0 {
+			i++
+			cur++
+			continue
+		}
+		if lit < i {
+			dst = binary.AppendUvarint(dst, uint64(i-lit)<<2|opLiteral)
+			dst = append(dst, b[lit:i]...)
+		}
+		if at == cur {
+			dst = binary.AppendUvarint(dst, uint64(n)<<2|opCopy)
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(n)<<2|opCopyAt)
+			dst = binary.AppendUvarint(dst, zigzag(at-cur))
+		}
+		i += n
+		cur, lit = at+n, i
+	}
+	if lit < len(b) {
+		dst = binary.AppendUvarint(dst, uint64(len(b)-lit)<<2|opLiteral)
+		dst = append(dst, b[lit:]...)
+	}
+	return dst
+}
+
+func zigzag(v int) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int { return int(u>>1) ^ -int(u&1) }
+
+// patch appends to dst the bytes that delta d rebuilds from ref, or
+// reports false if d is not a delta of ref.
+func patch(dst []byte, ref, d string) ([]byte, bool) {
+	cur := 0
+	for len(d) > 0 {
+		op, k := uvarint(d)
+		if k <= 0 || op>>2 > uint64(len(ref))+uint64(len(d)) {
+			return dst, false
+		}
+		d = d[k:]
+		n := int(op >> 2)
+		switch op & 3 {
+		case opCopyAt:
+			z, k := uvarint(d)
+			if k <= 0 || z > 1<<50 {
+				return dst, false
+			}
+			d = d[k:]
+			cur += unzigzag(z)
+			fallthrough
+		case opCopy:
+			if cur < 0 || n > len(ref)-cur {
+				return dst, false
+			}
+			dst = append(dst, ref[cur:cur+n]...)
+		case opLiteral:
+			if n > len(d) {
+				return dst, false
+			}
+			dst = append(dst, d[:n]...)
+			d = d[n:]
+		default:
+			return dst, false
+		}
+		cur += n
+	}
+	return dst, true
+}
+
+// refWays is how many references a shape of version keeps (a pod's status
+// while its container is created and once it runs are two shapes of one
+// kind of write).
+const refWays = 4
+
+// refSet is the references of one shape: the last versions kept whole,
+// the most recently useful first.
+type refSet [refWays]*reference
+
+type reference struct {
+	b   *blob
+	idx *refIndex
+}
+
+// maxRefSets bounds the shapes the store keeps references for; past it,
+// it forgets them all (blobs keep their references).
+const maxRefSets = 1024
+
+// refKey is a shape of version: its kind, its header byte (what it keeps
+// and, for an Event, what it repeats) and, for an Event, its reason.
+type refKey struct {
+	k      *kinds.Kind
+	header byte
+	reason string
+}
+
+// compress returns the shortest delta of body against key's references
+// and the reference it is against, if it is at most half of body; nil if
+// body is best kept whole (the caller then keeps it whole and calls
+// remember). It tries the references in order, until one leaves a
+// quarter of body or less.
+func (s *Store) compress(key refKey, body []byte) (*blob, []byte) {
+	set := s.refs[key]
+	if set == nil || len(body) < minDeltaOf {
+		return nil, nil
+	}
+	best, into := -1, 0
+	for i, r := range set {
+		if r == nil {
+			break
+		}
+		d := r.idx.diff(s.deltaBufs[into][:0], body)
+		s.deltaBufs[into] = d
+		if best < 0 || len(d) < len(s.deltaBufs[1-into]) {
+			best, into = i, 1-into
+		}
+		if len(s.deltaBufs[1-into]) <= len(body)/4 {
+			break
+		}
+	}
+	d := s.deltaBufs[1-into]
+	if best < 0 || len(d) > len(body)/2 {
+		return nil, nil
+	}
+	r := set[best]
+	copy(set[1:best+1], set[:best])
+	set[0] = r
+	return r.b, d
+}
+
+// remember makes b, kept whole with body as its body, key's first
+// reference, forgetting the oldest if there are refWays.
+func (s *Store) remember(key refKey, b *blob, body string) {
+	if len(body) < minDeltaOf {
+		return
+	}
+	if s.refs == nil || len(s.refs) >= maxRefSets {
+		s.refs = make(map[refKey]*refSet)
+	}
+	set := s.refs[key]
+	if set == nil {
+		set = new(refSet)
+		s.refs[key] = set
+	}
+	copy(set[1:], set[:refWays-1])
+	set[0] = &reference{b: b, idx: newRefIndex(body)}
+}

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A delta rebuilds its version exactly, and costs what changed: a name
+// of the same length an append, a longer one a copy at an offset after it.
+func TestDeltaRebuildsAndCostsWhatChanged(t *testing.T) {
+	ref := "\n\x19app-0097-f9744588d-qmq7j\x12\adefault\x1a\x06Pulled\"hSuccessfully pulled image \"nginx:1.27\" in 400ms (15.442s including waiting). Image size: 68857691 bytes."
+	for _, c := range []struct {
+		name, version string
+		atMost        int
+	}{
+		{"the same", ref, 3},
+		{"a name of the same length", strings.Replace(ref, "qmq7j", "zzq7k", 1), 12},
+		{"a longer name", strings.Replace(ref, "f9744588d", "f9744588dd", 1), 10},
+		{"a shorter name", strings.Replace(ref, "f9744588d", "f97488d", 1), 8},
+		{"a duration", strings.Replace(ref, "15.442s", "9.1s", 1), 12},
+		{"moved parts", ref[60:] + ref[:60], 10},
+		{"empty", "", 0},
+		{"nothing in common", strings.Repeat("\xff", 40), 42},
+		{"longer than the reference", ref + ref + "tail", 20},
+		{"a prefix", ref[:50], 3},
+	} {
+		idx := newRefIndex(ref)
+		d := idx.diff(nil, []byte(c.version))
+		got, ok := patch(nil, ref, string(d))
+		if !ok || string(got) != c.version {
+			t.Errorf("%s: the delta rebuilds %q (ok=%v); want %q", c.name, got, ok, c.version)
+		}
+		if len(d) > c.atMost {
+			t.Errorf("%s: the delta is %d bytes; want at most %d", c.name, len(d), c.atMost)
+		}
+	}
+}
+
+// patch refuses what is not a delta of its reference, without panicking.
+func TestPatchRefusesBadDeltas(t *testing.T) {
+	ref := "abcdefgh"
+	for _, d := range []string{
+		"\x80",                        // a cut uvarint
+		"\x23",                        // op 3
+		string([]byte{9 << 2}),        // a copy past the reference's end
+		"\x05",                        // a copy at an offset that is missing
+		"\x05\x11",                    // a copy before the reference's start
+		string([]byte{5<<2 | 2, 'a'}), // a literal cut short
+		"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", // a huge length
+	} {
+		if _, ok := patch(nil, ref, d); ok {
+			t.Errorf("patch accepted %q", d)
+		}
+	}
+}
+
+// FuzzDelta: any version's delta against any reference rebuilds it, and
+// patch never panics on any bytes.
+func FuzzDelta(f *testing.F) {
+	f.Add("\n\x19app-0097-f9744588d-qmq7j\x12\adefault", "\n\x19app-0098-f9744588d-abcde\x12\adefault", "\x05\x11")
+	f.Add("", "x", "")
+	f.Add("aaaaaaaaaaaaaaaa", "aaaabaaaaaaaacaaaa", "\x09\x00")
+	f.Fuzz(func(t *testing.T, ref, version, junk string) {
+		d := newRefIndex(ref).diff(nil, []byte(version))
+		got, ok := patch(nil, ref, string(d))
+		if !ok || !bytes.Equal(got, []byte(version)) {
+			t.Fatalf("the delta of %q against %q rebuilds %q (ok=%v)", version, ref, got, ok)
+		}
+		patch(nil, ref, junk)
+	})
+}
