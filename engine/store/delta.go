@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 )
@@ -50,25 +51,44 @@ func newRefIndex(body string) *refIndex {
 	}
 	r := &refIndex{body: body, table: make([]int32, 1<<bits), shift: uint8(32 - bits)}
 	for p := len(body) - deltaGram; p >= 0; p-- {
-		r.table[hashGram(gramOf(body[p:]))>>r.shift] = int32(p + 1)
+		r.table[hashGram(gramAt(body[p:]))>>r.shift] = int32(p + 1)
 	}
 	return r
 }
 
-func gramOf[T string | []byte](s T) uint32 {
+// gramOf is the deltaGram bytes at the start of s as a number, gramAt
+// those of a string (each one load).
+func gramOf(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+func gramAt(s string) uint32 {
+	s = s[:4]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 func hashGram(g uint32) uint32 { return g * 2654435761 }
 
-// common is the length of the common prefix of a and b.
+// common is the length of the common prefix of a and b, compared eight
+// bytes at a time.
 func common(a string, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := load64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
 	return i
+}
+
+// load64 is binary.LittleEndian.Uint64 of a string (the compiler makes it
+// one load).
+func load64(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // diff appends to dst the delta that rebuilds b from the reference: at
@@ -80,14 +100,14 @@ func (r *refIndex) diff(dst, b []byte) []byte {
 	lit, cur := 0, 0
 	for i := 0; i < len(b); {
 		at, n := -1, 0
-		if cur >= 0 && cur < len(ref) {
+		if cur >= 0 && cur < len(ref) && ref[cur] == b[i] {
 			if n = common(ref[cur:], b[i:]); n >= deltaGram {
 				at = cur
 			}
 		}
 		if at < 0 && i+deltaGram <= len(b) {
 			g := gramOf(b[i:])
-			if q := int(r.table[hashGram(g)>>r.shift]) - 1; q >= 0 && gramOf(ref[q:]) == g {
+			if q := int(r.table[hashGram(g)>>r.shift]) - 1; q >= 0 && gramAt(ref[q:]) == g {
 				at, n = q, deltaGram+common(ref[q+deltaGram:], b[i+deltaGram:])
 			}
 		}

@@ -48,3 +48,24 @@ func BenchmarkDecodePod(b *testing.B) {
 		enc.decode(kinds.Pod)
 	}
 }
+
+// BenchmarkDelta is the cost of keeping a pod's status version as a delta
+// of another pod's: the diff against a reference already indexed.
+func BenchmarkDelta(b *testing.B) {
+	ref, p := runningPod(), runningPod()
+	p.Name, p.UID, p.Status.PodIP = "api-7d9f8c6b5-zzzzz", "9fe6992d-c808-4e10-a1a4-000000000007", "10.244.3.7"
+	enc := func(p *corev1.Pod) []byte {
+		data, err := p.Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	idx, version := newRefIndex(string(enc(ref))), enc(p)
+	var dst []byte
+	b.SetBytes(int64(len(version)))
+	for range b.N {
+		dst = idx.diff(dst[:0], version)
+	}
+	b.ReportMetric(float64(len(dst)), "delta-bytes")
+}
