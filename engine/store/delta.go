@@ -205,38 +205,30 @@ type refKey struct {
 	reason string
 }
 
-// compress returns the shortest delta of body against key's references
-// and the reference it is against, if it is at most half of body; nil if
-// body is best kept whole (the caller then keeps it whole and calls
-// remember). It tries the references in order, until one leaves a
-// quarter of body or less.
+// compress returns a delta of body against one of key's references and
+// the reference it is against, if it is at most half of body; nil if body
+// is best kept whole (the caller then keeps it whole and calls remember).
+// It tries the references in order, the last one used first, and takes
+// the first delta short enough: a version with much of its own (a new
+// pod's name and uids) leaves as much against any reference, and trying
+// them all would diff it four times for a few bytes.
 func (s *Store) compress(key refKey, body []byte) (*blob, []byte) {
 	set := s.refs[key]
 	if set == nil || len(body) < minDeltaOf {
 		return nil, nil
 	}
-	best, into := -1, 0
 	for i, r := range set {
 		if r == nil {
 			break
 		}
-		d := r.idx.diff(s.deltaBufs[into][:0], body)
-		s.deltaBufs[into] = d
-		if best < 0 || len(d) < len(s.deltaBufs[1-into]) {
-			best, into = i, 1-into
-		}
-		if len(s.deltaBufs[1-into]) <= len(body)/4 {
-			break
+		s.deltaBuf = r.idx.diff(s.deltaBuf[:0], body)
+		if len(s.deltaBuf) <= len(body)/2 {
+			copy(set[1:i+1], set[:i])
+			set[0] = r
+			return r.b, s.deltaBuf
 		}
 	}
-	d := s.deltaBufs[1-into]
-	if best < 0 || len(d) > len(body)/2 {
-		return nil, nil
-	}
-	r := set[best]
-	copy(set[1:best+1], set[:best])
-	set[0] = r
-	return r.b, d
+	return nil, nil
 }
 
 // remember makes b, kept whole with body as its body, key's first

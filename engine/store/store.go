@@ -210,7 +210,7 @@ type Store struct {
 	refs       map[refKey]*refSet // the versions kept whole that others are deltas against (see delta.go)
 	bodyBuf    []byte             // scratch for encoding
 	cmpBuf     []byte             // scratch for encoding
-	deltaBufs  [2][]byte          // scratch for encoding
+	deltaBuf   []byte             // scratch for encoding
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
