@@ -56,7 +56,7 @@ func BenchmarkRecordEvent(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		ts.RecordEvent(a, "default-scheduler", pod, corev1.EventTypeNormal, "Scheduled",
+		ts.RecordEvent(a, corev1.EventSource{Component: "default-scheduler"}, pod, corev1.EventTypeNormal, "Scheduled",
 			"Successfully assigned default/api-7d9f8c6b5-x2k4q to n1")
 		ts.store.Seal(ts.store.Rev()) // as the engine does once its components have seen the write
 	}

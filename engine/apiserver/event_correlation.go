@@ -14,9 +14,9 @@ import (
 // same occurrence: involved object, source, type, reason and message.
 const eventCorrelationIndex = "apiserver/event-correlation"
 
-func correlationKey(uid types.UID, source, eventType, reason, message string) string {
+func correlationKey(uid types.UID, source corev1.EventSource, eventType, reason, message string) string {
 	h := fnv.New64a()
-	for _, s := range []string{string(uid), source, eventType, reason, message} {
+	for _, s := range []string{string(uid), source.Component, source.Host, eventType, reason, message} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -25,7 +25,7 @@ func correlationKey(uid types.UID, source, eventType, reason, message string) st
 
 func eventCorrelationKeys(o kinds.Object) []string {
 	ev := o.(*corev1.Event)
-	return []string{correlationKey(ev.InvolvedObject.UID, ev.Source.Component, ev.Type, ev.Reason, ev.Message)}
+	return []string{correlationKey(ev.InvolvedObject.UID, ev.Source, ev.Type, ev.Reason, ev.Message)}
 }
 
 // RecordEventCorrelated records an Event as RecordEvent does, except that an
@@ -34,7 +34,7 @@ func eventCorrelationKeys(o kinds.Object) []string {
 // creating another, as client-go's EventCorrelator does: a scheduler retrying
 // an unschedulable pod leaves one FailedScheduling event whose count grows,
 // not a new Event per attempt.
-func (s *Server) RecordEventCorrelated(a Actor, source string, obj kinds.Object, eventType, reason, message string) {
+func (s *Server) RecordEventCorrelated(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
 	if !s.store.HasIndex(kinds.Event, eventCorrelationIndex) {
 		s.store.AddIndex(kinds.Event, eventCorrelationIndex, eventCorrelationKeys)
 	}
@@ -42,7 +42,7 @@ func (s *Server) RecordEventCorrelated(a Actor, source string, obj kinds.Object,
 	var latest *corev1.Event
 	for _, o := range s.store.ByIndex(kinds.Event, eventCorrelationIndex, key) {
 		ev := o.(*corev1.Event)
-		if ev.InvolvedObject.UID != obj.GetUID() || ev.Source.Component != source || ev.Type != eventType ||
+		if ev.InvolvedObject.UID != obj.GetUID() || ev.Source != source || ev.Type != eventType ||
 			ev.Reason != reason || ev.Message != message {
 			continue // a hash collision
 		}

@@ -24,9 +24,9 @@ func TestEventTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.RecordEvent(a, "kubelet", pod, corev1.EventTypeNormal, "Pulling", `Pulling image "nginx:1.27"`)
-	ts.RecordEventCorrelated(a, "kubelet", pod, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container web")
-	ts.RecordEvent(a, "kubelet", pod, corev1.EventTypeNormal, "Killing", "Stopping container web")
+	ts.RecordEvent(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeNormal, "Pulling", `Pulling image "nginx:1.27"`)
+	ts.RecordEventCorrelated(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container web")
+	ts.RecordEvent(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeNormal, "Killing", "Stopping container web")
 	advance := func(to sim.Tick) {
 		for loop.FireNext(to) {
 		}
@@ -40,7 +40,7 @@ func TestEventTTL(t *testing.T) {
 		return out
 	}
 	advance(30 * sim.Minute)
-	ts.RecordEventCorrelated(a, "kubelet", pod, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container web")
+	ts.RecordEventCorrelated(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container web")
 	if _, _, err := ts.store.Delete(kinds.Event, "default", findEvent(t, ts, "Killing"), "", 0); err != nil {
 		t.Fatal(err) // a deleted Event's lease must not trip the expiry
 	}

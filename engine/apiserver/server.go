@@ -587,10 +587,12 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // RecordEvent creates a Kubernetes Event about obj (what `kubectl get
 // events` and `describe` show), as client-go's event recorder does:
 // eventType is Normal or Warning, reason a CamelCase word, message in the
-// reporting component's own words. Like client-go, it drops an event the
+// reporting component's own words. source is the recorder's: the
+// component, and the node for a kubelet's; the Event names it again as
+// its reporting controller and instance. Like client-go, it drops an event the
 // API server refuses (its namespace is gone, say): events are best-effort
 // and never fail the action they describe.
-func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType, reason, message string) {
+func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
 	k := kinds.Of(obj)
 	ts := s.now()
 	// The store keeps Events only encoded (etcd's bytes; no component
@@ -608,9 +610,9 @@ func (s *Server) RecordEvent(a Actor, source string, obj kinds.Object, eventType
 			APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(),
 		},
 		Reason: reason, Message: message, Type: eventType,
-		Source:         corev1.EventSource{Component: source},
+		Source:         source,
 		FirstTimestamp: ts, LastTimestamp: ts, Count: 1,
-		ReportingController: source,
+		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
 	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder
 }

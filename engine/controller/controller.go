@@ -205,7 +205,7 @@ func (w *worker) event(seq uint64, source string, obj kinds.Object, eventType, r
 	if e, ok := w.env.Trace.Get(seq); ok {
 		rev = e.Rev
 	}
-	w.env.API.RecordEvent(w.actor(seq), source, obj, eventType, reason, message)
+	w.env.API.RecordEvent(w.actor(seq), corev1.EventSource{Component: source}, obj, eventType, reason, message)
 	if rev != 0 {
 		w.env.Trace.SetRev(seq, rev)
 	}

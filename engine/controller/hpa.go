@@ -301,7 +301,7 @@ func (c *HPAController) correlatedEvent(seq uint64, obj *autoscalingv2.Horizonta
 	if e, ok := c.env.Trace.Get(seq); ok {
 		rev = e.Rev
 	}
-	c.env.API.RecordEventCorrelated(c.actor(seq), HPAControllerName, obj, eventType, reason, message)
+	c.env.API.RecordEventCorrelated(c.actor(seq), corev1.EventSource{Component: HPAControllerName}, obj, eventType, reason, message)
 	c.env.Trace.SetRev(seq, rev)
 }
 

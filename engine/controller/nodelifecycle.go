@@ -365,7 +365,7 @@ func (c *NodeLifecycleController) monitorNodeHealth() {
 				tokens: 1, refill: c.env.Loop.Now()}
 			c.zoneStates[z] = stateInitial
 		}
-		c.env.API.RecordEvent(c.actor(0), NodeControllerSource, n, corev1.EventTypeNormal, "RegisteredNode",
+		c.env.API.RecordEvent(c.actor(0), corev1.EventSource{Component: NodeControllerSource}, n, corev1.EventTypeNormal, "RegisteredNode",
 			fmt.Sprintf("Node %s event: Registered Node %s in Controller", n.Name, n.Name))
 	}
 	gone := make([]string, 0)

@@ -3,7 +3,6 @@ package kubelet
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -319,14 +318,21 @@ func (h *harness) describeEvents(kind, name string) string {
 			evs = append(evs, e)
 		}
 	}
-	rv := func(e *corev1.Event) int64 {
-		n, _ := strconv.ParseInt(e.ResourceVersion, 10, 64)
-		return n
-	}
-	sort.Slice(evs, func(i, j int) bool { return rv(evs[i]) < rv(evs[j]) })
+	// In the order they were first recorded (an Event's name ends in the
+	// time it was made, in fixed-width hex), with the count and last time
+	// of one that repeated (the correlator bumps them).
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Name < evs[j].Name })
 	var b strings.Builder
 	for _, e := range evs {
-		fmt.Fprintf(&b, "%s %-7s %-24s %s: %s\n", sim.FromTime(e.FirstTimestamp.Time), e.Type, e.Reason, e.Source.Component, e.Message)
+		source := e.Source.Component
+		if e.Source.Host != "" {
+			source += ", " + e.Source.Host
+		}
+		fmt.Fprintf(&b, "%s %-7s %-24s %s: %s", sim.FromTime(e.FirstTimestamp.Time), e.Type, e.Reason, source, e.Message)
+		if e.Count > 1 {
+			fmt.Fprintf(&b, " (x%d, last %s)", e.Count, sim.FromTime(e.LastTimestamp.Time))
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -141,9 +141,51 @@ func (k *Kubelet) actor(cause uint64) apiserver.Actor {
 	return apiserver.Actor{Component: k.comp, Cause: cause}
 }
 
-func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, message string) {
-	k.m.env.API.RecordEvent(k.actor(cause), "kubelet", obj, eventType, reason, message)
+// source is what the kubelet's Events name as their source: kubelet, on
+// its node (kubelet's event recorder: EventSource{Component: "kubelet",
+// Host: nodeName}).
+func (k *Kubelet) source() corev1.EventSource {
+	return corev1.EventSource{Component: "kubelet", Host: k.name}
 }
+
+// event records an Event about the kubelet's node. Those it records at
+// its start cannot repeat an earlier one: a restarted kubelet's event
+// correlator starts empty, as its process does.
+func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, message string) {
+	k.m.env.API.RecordEvent(k.actor(cause), k.source(), obj, eventType, reason, message)
+}
+
+// podEvent records an Event about p's pod through client-go's event
+// correlator, as every kubelet Event goes: one that repeats an Event
+// already recorded (the same reason and message about the same pod, from
+// this kubelet) bumps that Event's count and last timestamp instead of
+// making another, so that `describe pod` reads "(x5 over 4m)". Finding the
+// earlier one costs an index over every Event, so the kubelet asks only
+// once the pod has had an Event of that reason: the first of a reason
+// cannot repeat one.
+func (k *Kubelet) podEvent(p *podState, cause uint64, eventType, reason, message string) {
+	bit := podEventBit(reason)
+	if bit != 0 && p.recorded&bit == 0 {
+		p.recorded |= bit
+		k.m.env.API.RecordEvent(k.actor(cause), k.source(), p.pod, eventType, reason, message)
+		return
+	}
+	k.m.env.API.RecordEventCorrelated(k.actor(cause), k.source(), p.pod, eventType, reason, message)
+}
+
+// podEventBit is the bit of podState.recorded for an Event reason the
+// kubelet records about pods; 0 for one without (always correlated).
+func podEventBit(reason string) uint16 {
+	for i, r := range podEventReasons {
+		if r == reason {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+var podEventReasons = [...]string{"Pulling", "Pulled", "Created", "Started", "Killing", "BackOff", "Unhealthy", "Failed",
+	"FailedCreatePodSandBox", "InspectFailed", ReasonErrImageNeverPull}
 
 // start is the kubelet's first start on its node: the node gets its pod
 // CIDR and default labels, the kubelet posts node status and creates its

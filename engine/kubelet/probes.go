@@ -272,7 +272,7 @@ func (pr *prober) fire() {
 	}
 	name := kindNames[pr.kind]
 	if r == resFailure {
-		k.event(p.cause, p.pod, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
+		k.podEvent(p, p.cause, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
 		if pr.run == 1 {
 			cause := c.startSeq
 			if c.peek().broken[pr.kind] {

@@ -305,7 +305,7 @@ func (s *Scheduler) preempt(qp *framework.QueuedPodInfo, a *attempt) {
 		if _, err := s.env.API.Delete(actor, kinds.Pod, p.Namespace, p.Name, apiserver.DeleteOptions{}); err != nil {
 			continue
 		}
-		s.env.API.RecordEvent(actor, SchedulerName, p, corev1.EventTypeNormal, "Preempted",
+		s.env.API.RecordEvent(actor, source, p, corev1.EventTypeNormal, "Preempted",
 			fmt.Sprintf("Preempted by pod %v on node %v", pod.UID, c.Node))
 	}
 	for _, np := range s.nominated.forNode(c.Node) {

@@ -303,7 +303,7 @@ func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
 		s.handleBindError(qp, err, bound)
 		return
 	}
-	s.env.API.RecordEvent(actor, SchedulerName, upd, corev1.EventTypeNormal, "Scheduled",
+	s.env.API.RecordEvent(actor, source, upd, corev1.EventTypeNormal, "Scheduled",
 		"Successfully assigned "+pod.Namespace+"/"+pod.Name+" to "+a.node)
 	s.setRev(bound, upd)
 }
@@ -420,7 +420,7 @@ func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reaso
 	if !ok {
 		return
 	}
-	s.env.API.RecordEventCorrelated(actor, SchedulerName, cur, corev1.EventTypeWarning, "FailedScheduling", eventMsg)
+	s.env.API.RecordEventCorrelated(actor, source, cur, corev1.EventTypeWarning, "FailedScheduling", eventMsg)
 	p := cur.(*corev1.Pod)
 	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg,
 		LastTransitionTime: metav1.NewTime(s.env.Loop.Now().Time())}

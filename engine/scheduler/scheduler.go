@@ -20,6 +20,10 @@ const (
 	SchedulerName = corev1.DefaultSchedulerName // "default-scheduler"
 )
 
+// source is what the scheduler's Events name as their source: kube-scheduler
+// records with the component alone, no host.
+var source = corev1.EventSource{Component: SchedulerName}
+
 // Config tunes the scheduler; the zero Config is kube-scheduler's defaults.
 type Config struct {
 	// PercentageOfNodesToScore: 0 is adaptive (50 − nodes/125, at least 5).

@@ -12,9 +12,10 @@ import (
 // An Event repeats itself. The recorder names it after its object (the
 // object's name, a dot, the time in hex), puts it in its object's
 // namespace, stamps the same time three times (created, first seen, last
-// seen) and names its reporter twice; its uid and its object's are UUIDs,
-// 36 characters of hex for 16 bytes. Six Events a pod, each kept for an
-// hour, make Events most of what etcd holds in a busy cluster.
+// seen) and names its reporter and its host twice; its uid and its
+// object's are UUIDs, 36 characters of hex for 16 bytes. Six Events a
+// pod, each kept for an hour, make Events most of what etcd holds in a
+// busy cluster.
 //
 // So before encoding an Event the store takes out what the rest of it
 // says again, and puts it back on decode: a flag in the blob's header byte
@@ -33,14 +34,14 @@ const (
 	evInvolvedUID                   // involvedObject.uid is a UUID: its 16 bytes are kept
 	evFirst                         // firstTimestamp is creationTimestamp
 	evLast                          // lastTimestamp is firstTimestamp
-	evReporting                     // reportingComponent is source.component
+	evReporting                     // reportingComponent is source.component, and reportingInstance source.host
 )
 
 // elided is what stripEvent took out of an Event, to put back after
 // encoding it.
 type elided struct {
-	namespace, name, uid, involvedUID, reporting string
-	first, last                                  metav1.Time
+	namespace, name, uid, involvedUID, reporting, instance string
+	first, last                                            metav1.Time
 }
 
 // stripEvent empties the fields of ev that the rest of it repeats, appends
@@ -79,9 +80,10 @@ func stripEvent(ev *corev1.Event, extra []byte) (byte, []byte, elided) {
 		flags |= evLast
 		was.last, ev.LastTimestamp = ev.LastTimestamp, metav1.Time{}
 	}
-	if r := ev.ReportingController; r != "" && r == ev.Source.Component {
+	if r, i := ev.ReportingController, ev.ReportingInstance; r != "" && r == ev.Source.Component && i == ev.Source.Host {
 		flags |= evReporting
-		was.reporting, ev.ReportingController = r, ""
+		was.reporting, was.instance = r, i
+		ev.ReportingController, ev.ReportingInstance = "", ""
 	}
 	return flags, extra, was
 }
@@ -107,7 +109,7 @@ func (was *elided) restore(ev *corev1.Event, flags byte) {
 		ev.LastTimestamp = was.last
 	}
 	if flags&evReporting != 0 {
-		ev.ReportingController = was.reporting
+		ev.ReportingController, ev.ReportingInstance = was.reporting, was.instance
 	}
 }
 
@@ -154,7 +156,7 @@ func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 		ev.LastTimestamp = ev.FirstTimestamp
 	}
 	if flags&evReporting != 0 {
-		ev.ReportingController = ev.Source.Component
+		ev.ReportingController, ev.ReportingInstance = ev.Source.Component, ev.Source.Host
 	}
 }
 

@@ -110,6 +110,8 @@ func FuzzEventReadsBack(f *testing.F) {
 	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(16))
 	f.Add("web-1", "web-1.0f", "default", "kube-system", "A3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "", uint16(1), uint16(2), byte(23))
 	f.Add("", ".1", "", "", "", "", "", uint16(0), uint16(0), byte(3))
+	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(96))
+	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(64))
 	f.Fuzz(func(t *testing.T, object, name, ns, objectNS, uid, component, reporting string, firstOff, lastOff uint16, zones byte) {
 		s := New()
 		ev := kinds.Event.New().(*corev1.Event)
@@ -136,6 +138,12 @@ func FuzzEventReadsBack(f *testing.F) {
 			ev.FirstTimestamp = metav1.Time{}
 		}
 		ev.Source.Component, ev.ReportingController = component, reporting
+		if zones&32 != 0 { // a kubelet's host, named again as the reporting instance or not
+			ev.Source.Host = component + "-host"
+		}
+		if zones&64 != 0 {
+			ev.ReportingInstance = component + "-host"
+		}
 		ev.Reason, ev.Count = "Fuzzed", 1
 		// An Event of the same reason before it, that it may be kept as a
 		// delta of.
