@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
 )
 
 // eventCorrelationIndex files Events by a hash of what makes two events the
@@ -35,6 +36,16 @@ func eventCorrelationKeys(o kinds.Object) []string {
 // an unschedulable pod leaves one FailedScheduling event whose count grows,
 // not a new Event per attempt.
 func (s *Server) RecordEventCorrelated(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
+	s.RecordEventOccurrences(a, source, obj, eventType, reason, message, 1, s.clock.Now())
+}
+
+// RecordEventOccurrences is RecordEventCorrelated for n occurrences, the
+// first at first and the last now: what a recorder's correlator writes
+// once its spam filter lets it, having counted the occurrences it held
+// back (client-go counts every one in its cache before the filter drops
+// it). An identical Event's count grows by n; a new one starts at n, seen
+// first at first.
+func (s *Server) RecordEventOccurrences(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, n int32, first sim.Tick) {
 	if !s.store.HasIndex(kinds.Event, eventCorrelationIndex) {
 		s.store.AddIndex(kinds.Event, eventCorrelationIndex, eventCorrelationKeys)
 	}
@@ -51,11 +62,11 @@ func (s *Server) RecordEventCorrelated(a Actor, source corev1.EventSource, obj k
 		}
 	}
 	if latest == nil {
-		s.RecordEvent(a, source, obj, eventType, reason, message)
+		s.recordEvent(a, source, obj, eventType, reason, message, n, first)
 		return
 	}
 	upd := latest.DeepCopy()
-	upd.Count++
+	upd.Count += n
 	upd.LastTimestamp = s.now()
 	_, _ = s.Update(a, upd) // best-effort, as RecordEvent
 }

@@ -593,8 +593,17 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // API server refuses (its namespace is gone, say): events are best-effort
 // and never fail the action they describe.
 func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
+	s.recordEvent(a, source, obj, eventType, reason, message, 1, s.clock.Now())
+}
+
+// recordEvent creates an Event of count occurrences, the first at first.
+func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, count int32, first sim.Tick) {
 	k := kinds.Of(obj)
 	ts := s.now()
+	firstSeen := ts
+	if first != s.clock.Now() {
+		firstSeen = metav1.NewTime(first.Time())
+	}
 	// The store keeps Events only encoded (etcd's bytes; no component
 	// watches them), so every Event is built in the same reused space.
 	ev := &s.eventBody
@@ -611,7 +620,7 @@ func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 		},
 		Reason: reason, Message: message, Type: eventType,
 		Source:         source,
-		FirstTimestamp: ts, LastTimestamp: ts, Count: 1,
+		FirstTimestamp: firstSeen, LastTimestamp: ts, Count: count,
 		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
 	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder

@@ -62,6 +62,8 @@ type Kubelet struct {
 
 	stats Stats
 
+	held map[heldKey]*heldEvent // the Events the spam filter held back, by pod (podEvent)
+
 	failure // node fail / node recover (failure.go)
 }
 
@@ -156,14 +158,31 @@ func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, messa
 }
 
 // podEvent records an Event about p's pod through client-go's event
-// correlator, as every kubelet Event goes: one that repeats an Event
-// already recorded (the same reason and message about the same pod, from
-// this kubelet) bumps that Event's count and last timestamp instead of
-// making another, so that `describe pod` reads "(x5 over 4m)". Finding the
-// earlier one costs an index over every Event, so the kubelet asks only
-// once the pod has had an Event of that reason: the first of a reason
-// cannot repeat one.
+// correlator, as every kubelet Event goes.
+//
+// An Event that repeats one already recorded (the same reason and message
+// about the same pod, from this kubelet) bumps that Event's count and last
+// timestamp instead of making another, so that `describe pod` reads
+// "(x5 over 4m)". Finding the earlier one costs an index over every
+// Event, so the kubelet asks only once the pod has had an Event of that
+// reason: the first of a reason cannot repeat one.
+//
+// The correlator's spam filter lets a recorder write 25 times about one
+// object, then once every five minutes (allowEvent). An occurrence it
+// holds back is still counted, and the next write of that Event carries
+// the count: so a pod that keeps failing has Events whose counts catch up
+// in steps and whose last-seen times lag.
 func (k *Kubelet) podEvent(p *podState, cause uint64, eventType, reason, message string) {
+	now := k.now()
+	if !p.allowEvent(now) {
+		k.holdBack(p, eventType, reason, message, now)
+		return
+	}
+	if n, first, ok := k.heldBack(p, eventType, reason, message); ok {
+		p.recorded |= podEventBit(reason)
+		k.m.env.API.RecordEventOccurrences(k.actor(cause), k.source(), p.pod, eventType, reason, message, n+1, first)
+		return
+	}
 	bit := podEventBit(reason)
 	if bit != 0 && p.recorded&bit == 0 {
 		p.recorded |= bit
@@ -171,6 +190,81 @@ func (k *Kubelet) podEvent(p *podState, cause uint64, eventType, reason, message
 		return
 	}
 	k.m.env.API.RecordEventCorrelated(k.actor(cause), k.source(), p.pod, eventType, reason, message)
+}
+
+// heldEvent counts the occurrences of one Event that the spam filter held
+// back.
+type heldEvent struct {
+	n     int32
+	first sim.Tick
+}
+
+// heldKey names an Event held back for a pod.
+type heldKey struct{ pod, eventType, reason, message string }
+
+// holdBack counts an occurrence the spam filter dropped.
+func (k *Kubelet) holdBack(p *podState, eventType, reason, message string, now sim.Tick) {
+	if k.held == nil {
+		k.held = map[heldKey]*heldEvent{}
+	}
+	key := heldKey{p.key, eventType, reason, message}
+	if h := k.held[key]; h != nil {
+		h.n++
+		return
+	}
+	k.held[key] = &heldEvent{n: 1, first: now}
+	p.recorded |= holdingBit
+}
+
+// holdingBit, in podState.recorded, says the spam filter has held back an
+// Event about the pod (Kubelet.held).
+const holdingBit = 1 << 15
+
+// heldBack takes the count of occurrences held back of an Event.
+func (k *Kubelet) heldBack(p *podState, eventType, reason, message string) (int32, sim.Tick, bool) {
+	if p.recorded&holdingBit == 0 {
+		return 0, 0, false
+	}
+	key := heldKey{p.key, eventType, reason, message}
+	h := k.held[key]
+	if h == nil {
+		return 0, 0, false
+	}
+	delete(k.held, key)
+	return h.n, h.first, true
+}
+
+// forgetHeld drops what was held back for a pod that is gone (its Events
+// are moot), so that the map does not keep it.
+func (k *Kubelet) forgetHeld(p *podState) {
+	if p.recorded&holdingBit == 0 {
+		return
+	}
+	for key := range k.held {
+		if key.pod == p.key {
+			delete(k.held, key)
+		}
+	}
+}
+
+// The spam filter's token bucket (client-go events_cache.go:
+// defaultSpamBurst 25, defaultSpamQPS 1/300).
+const (
+	spamBurst    = 25
+	spamInterval = 5 * sim.Minute
+)
+
+// allowEvent is the spam filter of p's pod: a token bucket of spamBurst
+// tokens, one back every spamInterval, kept as the time it would be full
+// again less one token's worth (a generic cell rate algorithm: one number
+// where x/time/rate keeps two).
+func (p *podState) allowEvent(now sim.Tick) bool {
+	tat := max(p.spamTAT, now)
+	if tat-now > (spamBurst-1)*spamInterval {
+		return false
+	}
+	p.spamTAT = tat + spamInterval
+	return true
 }
 
 // podEventBit is the bit of podState.recorded for an Event reason the
@@ -183,6 +277,9 @@ func podEventBit(reason string) uint16 {
 	}
 	return 0
 }
+
+// Reasons take the bits below holdingBit.
+var _ [15 - len(podEventReasons)]struct{}
 
 var podEventReasons = [...]string{"Pulling", "Pulled", "Created", "Started", "Killing", "BackOff", "Unhealthy", "Failed",
 	"FailedCreatePodSandBox", "InspectFailed", ReasonErrImageNeverPull}

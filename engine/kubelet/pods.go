@@ -156,6 +156,7 @@ type podState struct {
 	retryAt sim.Tick
 
 	killStart sim.Tick
+	spamTAT   sim.Tick // the spam filter's state (allowEvent)
 
 	// opFn ends a slow step (after). It is made for the first one and
 	// dropped when a sync pass ends, no step being under way then, so that
@@ -167,7 +168,7 @@ type podState struct {
 	// The small fields last, packed together: a node keeps one podState
 	// per pod.
 	ipOff       uint32
-	recorded    uint16 // the reasons of the Events recorded about the pod (podEventBit)
+	recorded    uint16 // the reasons of the Events recorded about the pod (podEventBit), and holdingBit
 	op          opKind
 	queued      bool
 	admitted    bool
@@ -251,6 +252,7 @@ func (k *Kubelet) forget(p *podState) {
 	}
 	k.releaseIP(p)
 	delete(k.pods, p.key)
+	k.forgetHeld(p)
 }
 
 func (k *Kubelet) releaseIP(p *podState) {
