@@ -589,14 +589,15 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // eventType is Normal or Warning, reason a CamelCase word, message in the
 // reporting component's own words. source is the recorder's: the
 // component, and the node for a kubelet's; the Event names it again as
-// its reporting controller and instance. Like client-go, it drops an event the
-// API server refuses (its namespace is gone, say): events are best-effort
-// and never fail the action they describe.
+// its reporting controller and instance. Like client-go, it drops an
+// event the API server refuses (its namespace is gone, say): events are
+// best-effort and never fail the action they describe.
 func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
 	s.recordEvent(a, source, obj, eventType, reason, message, 1, s.clock.Now())
 }
 
-// recordEvent creates an Event of count occurrences, the first at first.
+// recordEvent creates an Event of count occurrences, the first at first
+// (now for one).
 func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, count int32, first sim.Tick) {
 	k := kinds.Of(obj)
 	ts := s.now()

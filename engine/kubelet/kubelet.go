@@ -255,9 +255,10 @@ const (
 )
 
 // allowEvent is the spam filter of p's pod: a token bucket of spamBurst
-// tokens, one back every spamInterval, kept as the time it would be full
-// again less one token's worth (a generic cell rate algorithm: one number
-// where x/time/rate keeps two).
+// tokens, one back every spamInterval, kept as the time the bucket is
+// full again (a generic cell rate algorithm: one number where
+// x/time/rate keeps two). An Event may go while that time is at most
+// spamBurst-1 tokens' worth ahead: one token is left.
 func (p *podState) allowEvent(now sim.Tick) bool {
 	tat := max(p.spamTAT, now)
 	if tat-now > (spamBurst-1)*spamInterval {
