@@ -15,9 +15,9 @@ import (
 // same occurrence: involved object, source, type, reason and message.
 const eventCorrelationIndex = "apiserver/event-correlation"
 
-func correlationKey(uid types.UID, source corev1.EventSource, eventType, reason, message string) string {
+func correlationKey(uid types.UID, fieldPath string, source corev1.EventSource, eventType, reason, message string) string {
 	h := fnv.New64a()
-	for _, s := range []string{string(uid), source.Component, source.Host, eventType, reason, message} {
+	for _, s := range []string{string(uid), fieldPath, source.Component, source.Host, eventType, reason, message} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -26,7 +26,7 @@ func correlationKey(uid types.UID, source corev1.EventSource, eventType, reason,
 
 func eventCorrelationKeys(o kinds.Object) []string {
 	ev := o.(*corev1.Event)
-	return []string{correlationKey(ev.InvolvedObject.UID, ev.Source, ev.Type, ev.Reason, ev.Message)}
+	return []string{correlationKey(ev.InvolvedObject.UID, ev.InvolvedObject.FieldPath, ev.Source, ev.Type, ev.Reason, ev.Message)}
 }
 
 // RecordEventCorrelated records an Event as RecordEvent does, except that an
@@ -36,25 +36,47 @@ func eventCorrelationKeys(o kinds.Object) []string {
 // an unschedulable pod leaves one FailedScheduling event whose count grows,
 // not a new Event per attempt.
 func (s *Server) RecordEventCorrelated(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
-	s.RecordEventOccurrences(a, source, obj, eventType, reason, message, 1, s.clock.Now())
+	s.RecordEventWith(a, source, obj, eventType, reason, message, Occurrence{Correlate: true})
 }
 
-// RecordEventOccurrences is RecordEventCorrelated for n occurrences, the
-// first at first and the last now: what a recorder's correlator writes
-// once its spam filter lets it, having counted the occurrences it held
-// back (client-go counts every one in its cache before the filter drops
-// it). An identical Event's count grows by n; a new one starts at n, seen
-// first at first.
-func (s *Server) RecordEventOccurrences(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, n int32, first sim.Tick) {
+// Occurrence says more of an event than RecordEvent's arguments.
+type Occurrence struct {
+	// FieldPath is the part of the object the event is about, as a
+	// container's "spec.containers{web}" (client-go's
+	// ObjectReference.FieldPath); "" for the whole object.
+	FieldPath string
+	// Correlate says the event may repeat one already recorded (see
+	// RecordEventCorrelated).
+	Correlate bool
+	// Count is how many occurrences this is, 0 for one; First is when the
+	// first of them happened. A recorder's correlator writes several at
+	// once when its spam filter let it hold them back (client-go counts
+	// every occurrence in its cache before the filter drops it): an
+	// identical Event's count grows by Count, a new one starts at Count,
+	// seen first at First.
+	Count int32
+	First sim.Tick
+}
+
+// RecordEventWith is RecordEvent with what o says.
+func (s *Server) RecordEventWith(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, o Occurrence) {
+	n, first := o.Count, o.First
+	if n <= 1 {
+		n, first = 1, s.clock.Now()
+	}
+	if !o.Correlate {
+		s.recordEvent(a, source, obj, o.FieldPath, eventType, reason, message, n, first)
+		return
+	}
 	if !s.store.HasIndex(kinds.Event, eventCorrelationIndex) {
 		s.store.AddIndex(kinds.Event, eventCorrelationIndex, eventCorrelationKeys)
 	}
-	key := correlationKey(obj.GetUID(), source, eventType, reason, message)
+	key := correlationKey(obj.GetUID(), o.FieldPath, source, eventType, reason, message)
 	var latest *corev1.Event
-	for _, o := range s.store.ByIndex(kinds.Event, eventCorrelationIndex, key) {
-		ev := o.(*corev1.Event)
-		if ev.InvolvedObject.UID != obj.GetUID() || ev.Source != source || ev.Type != eventType ||
-			ev.Reason != reason || ev.Message != message {
+	for _, x := range s.store.ByIndex(kinds.Event, eventCorrelationIndex, key) {
+		ev := x.(*corev1.Event)
+		if ev.InvolvedObject.UID != obj.GetUID() || ev.InvolvedObject.FieldPath != o.FieldPath || ev.Source != source ||
+			ev.Type != eventType || ev.Reason != reason || ev.Message != message {
 			continue // a hash collision
 		}
 		if latest == nil || latest.LastTimestamp.Before(&ev.LastTimestamp) {
@@ -62,7 +84,7 @@ func (s *Server) RecordEventOccurrences(a Actor, source corev1.EventSource, obj 
 		}
 	}
 	if latest == nil {
-		s.recordEvent(a, source, obj, eventType, reason, message, n, first)
+		s.recordEvent(a, source, obj, o.FieldPath, eventType, reason, message, n, first)
 		return
 	}
 	upd := latest.DeepCopy()

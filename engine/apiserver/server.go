@@ -593,12 +593,12 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // event the API server refuses (its namespace is gone, say): events are
 // best-effort and never fail the action they describe.
 func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
-	s.recordEvent(a, source, obj, eventType, reason, message, 1, s.clock.Now())
+	s.recordEvent(a, source, obj, "", eventType, reason, message, 1, s.clock.Now())
 }
 
-// recordEvent creates an Event of count occurrences, the first at first
-// (now for one).
-func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string, count int32, first sim.Tick) {
+// recordEvent creates an Event about the part of obj at fieldPath, of
+// count occurrences, the first at first (now for one).
+func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, fieldPath, eventType, reason, message string, count int32, first sim.Tick) {
 	k := kinds.Of(obj)
 	ts := s.now()
 	firstSeen := ts
@@ -617,7 +617,7 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 		},
 		InvolvedObject: corev1.ObjectReference{
 			Kind: k.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
-			APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(),
+			APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(), FieldPath: fieldPath,
 		},
 		Reason: reason, Message: message, Type: eventType,
 		Source:         source,

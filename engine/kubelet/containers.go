@@ -86,7 +86,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		c.stage, c.finishedAt = stageExited, now
 		c.exitCode, c.termReason, c.termMessage = 128, workload.ReasonStartError, err.Error()
 		seq := k.step(p, fmt.Sprintf("container %s failed to start: %s", c.spec.Name, startErrorShort(err)), whyStartError)
-		k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
 		c.exitSeq = seq
 		c.recordLast(128, workload.ReasonStartError, err.Error())
 		return
@@ -103,7 +103,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		why = whyStartedProbed
 	}
 	seq := k.step(p, msg, why)
-	k.podEvent(p, seq, corev1.EventTypeNormal, "Started", k.m.msg(msgStartedEvent, c.spec.Name, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Started", k.m.msg(msgStartedEvent, c.spec.Name, ""))
 	c.startSeq = seq
 	if e, exited := proc.Exited(); exited && e.At <= now {
 		k.processExited(p, c, seq)
@@ -264,7 +264,7 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 			seq := k.maintain(p, c.exitSeq, fmt.Sprintf("back-off %s restarting failed container %s (restart %d waits until %s)",
 				b.delay.Duration(), c.spec.Name, c.restarts+1, more.backOffUntil), whyCrashBackOff)
 			more.backOffSeq = seq
-			k.podEvent(p, seq, corev1.EventTypeWarning, "BackOff",
+			k.podEvent(p, c, seq, corev1.EventTypeWarning, "BackOff",
 				fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.spec.Name, formatPod(p.pod)))
 		}
 		k.setRetry(p, more.backOffUntil)
@@ -332,7 +332,7 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 		msg += ", will be restarted"
 	}
 	seq := k.maintain(p, cause, fmt.Sprintf("killing container %s: %s; %s", c.spec.Name, msg, how), whyLivenessKill)
-	k.podEvent(p, seq, corev1.EventTypeNormal, "Killing", msg)
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Killing", msg)
 	k.stopProbes(c)
 	loop := k.m.env.Loop
 	loop.Cancel(c.procTimer)

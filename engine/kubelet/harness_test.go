@@ -328,6 +328,9 @@ func (h *harness) describeEvents(kind, name string) string {
 		if e.Source.Host != "" {
 			source += ", " + e.Source.Host
 		}
+		if e.InvolvedObject.FieldPath != "" { // kubectl's SUBOBJECT
+			source += " " + e.InvolvedObject.FieldPath
+		}
 		fmt.Fprintf(&b, "%s %-7s %-24s %s: %s", sim.FromTime(e.FirstTimestamp.Time), e.Type, e.Reason, source, e.Message)
 		if e.Count > 1 {
 			fmt.Fprintf(&b, " (x%d, last %s)", e.Count, sim.FromTime(e.LastTimestamp.Time))

@@ -172,24 +172,35 @@ func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, messa
 // holds back is still counted, and the next write of that Event carries
 // the count: so a pod that keeps failing has Events whose counts catch up
 // in steps and whose last-seen times lag.
-func (k *Kubelet) podEvent(p *podState, cause uint64, eventType, reason, message string) {
-	now := k.now()
+func (k *Kubelet) podEvent(p *podState, c *ctr, cause uint64, eventType, reason, message string) {
+	now, key := k.now(), heldKey{p.key, k.fieldPath(c), eventType, reason, message}
 	if !p.allowEvent(now) {
-		k.holdBack(p, eventType, reason, message, now)
+		k.holdBack(p, key, now)
 		return
 	}
-	if n, first, ok := k.heldBack(p, eventType, reason, message); ok {
-		p.recorded |= podEventBit(reason)
-		k.m.env.API.RecordEventOccurrences(k.actor(cause), k.source(), p.pod, eventType, reason, message, n+1, first)
-		return
+	o := apiserver.Occurrence{FieldPath: key.fieldPath, Correlate: true}
+	if n, first, ok := k.heldBack(p, key); ok {
+		o.Count, o.First = n+1, first
+	} else if bit := podEventBit(reason); bit != 0 && p.recorded&bit == 0 {
+		o.Correlate = false
 	}
-	bit := podEventBit(reason)
-	if bit != 0 && p.recorded&bit == 0 {
-		p.recorded |= bit
-		k.m.env.API.RecordEvent(k.actor(cause), k.source(), p.pod, eventType, reason, message)
-		return
+	p.recorded |= podEventBit(reason)
+	k.m.env.API.RecordEventWith(k.actor(cause), k.source(), p.pod, eventType, reason, message, o)
+}
+
+// fieldPath is what a kubelet's Event about container c names as the
+// part of its pod it is about, "spec.containers{web}" (the kubelet records
+// with a reference to the container: kubecontainer.GenerateContainerRef);
+// "" for an Event about the pod itself (c nil). Interned: a Deployment's
+// pods share their container names.
+func (k *Kubelet) fieldPath(c *ctr) string {
+	if c == nil {
+		return ""
 	}
-	k.m.env.API.RecordEventCorrelated(k.actor(cause), k.source(), p.pod, eventType, reason, message)
+	b := append(k.m.fieldPathBuf[:0], "spec.containers{"...)
+	b = append(append(b, c.spec.Name...), '}')
+	k.m.fieldPathBuf = b
+	return k.m.internBytes(b)
 }
 
 // heldEvent counts the occurrences of one Event that the spam filter held
@@ -199,15 +210,15 @@ type heldEvent struct {
 	first sim.Tick
 }
 
-// heldKey names an Event held back for a pod.
-type heldKey struct{ pod, eventType, reason, message string }
+// heldKey names an Event held back for a pod: what client-go's
+// correlator keys its cache by (getEventKey), but the recorder.
+type heldKey struct{ pod, fieldPath, eventType, reason, message string }
 
 // holdBack counts an occurrence the spam filter dropped.
-func (k *Kubelet) holdBack(p *podState, eventType, reason, message string, now sim.Tick) {
+func (k *Kubelet) holdBack(p *podState, key heldKey, now sim.Tick) {
 	if k.held == nil {
 		k.held = map[heldKey]*heldEvent{}
 	}
-	key := heldKey{p.key, eventType, reason, message}
 	if h := k.held[key]; h != nil {
 		h.n++
 		return
@@ -221,11 +232,10 @@ func (k *Kubelet) holdBack(p *podState, eventType, reason, message string, now s
 const holdingBit = 1 << 15
 
 // heldBack takes the count of occurrences held back of an Event.
-func (k *Kubelet) heldBack(p *podState, eventType, reason, message string) (int32, sim.Tick, bool) {
+func (k *Kubelet) heldBack(p *podState, key heldKey) (int32, sim.Tick, bool) {
 	if p.recorded&holdingBit == 0 {
 		return 0, 0, false
 	}
-	key := heldKey{p.key, eventType, reason, message}
 	h := k.held[key]
 	if h == nil {
 		return 0, 0, false

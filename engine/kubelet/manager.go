@@ -30,18 +30,19 @@ type Manager struct {
 	indexes  nodeIndexes
 
 	// Shared by every kubelet (shared.go).
-	refs        map[string]*imageRef
-	msgs        map[msgKey]string
-	pulled      map[pulledKey]pulled
-	strs        map[string]string
-	creating    map[[2]string][]corev1.ContainerStatus
-	conds       [recentConds][]corev1.PodCondition
-	condsNext   int
-	scratch     corev1.Pod  // the body of a pod status write, reused
-	nodeScratch corev1.Node // the body of a node status write, reused
-	condBuf     []corev1.PodCondition
-	statusBuf   []corev1.ContainerStatus
-	msgBuf      []byte // a trace message being built
+	refs         map[string]*imageRef
+	msgs         map[msgKey]string
+	pulled       map[pulledKey]pulled
+	strs         map[string]string
+	creating     map[[2]string][]corev1.ContainerStatus
+	conds        [recentConds][]corev1.PodCondition
+	condsNext    int
+	scratch      corev1.Pod  // the body of a pod status write, reused
+	nodeScratch  corev1.Node // the body of a node status write, reused
+	condBuf      []corev1.PodCondition
+	statusBuf    []corev1.ContainerStatus
+	msgBuf       []byte // a trace message being built
+	fieldPathBuf []byte // an Event's fieldPath being built (Kubelet.fieldPath)
 
 	lastTime      *metav1.Time // timeAt's latest value
 	lastTimeAt    sim.Tick

@@ -369,7 +369,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		ip, off, ok := k.net.allocate()
 		if !ok {
 			k.step(p, "failed to create the pod sandbox: no pod IP left on the node", whySandboxFailed)
-			k.podEvent(p, p.cause, corev1.EventTypeWarning, "FailedCreatePodSandBox", fmt.Sprintf(
+			k.podEvent(p, nil, p.cause, corev1.EventTypeWarning, "FailedCreatePodSandBox", fmt.Sprintf(
 				"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox: "+
 					"plugin type=\"host-local\" failed (add): failed to allocate for range 0: no IP addresses available in range set: %s",
 				k.net.rangeString()))
@@ -395,7 +395,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		}
 		msgs := k.m.pulledMessages(pulledKey{c.spec.Image, r.done - r.started, r.done - r.requested, r.img.SizeBytes})
 		seq := k.step(p, msgs.step, whyPulled)
-		k.podEvent(p, seq, corev1.EventTypeNormal, "Pulled", msgs.event)
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", msgs.event)
 		if r.changed {
 			k.nodeStatusCause = seq
 		}
@@ -409,7 +409,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			c.restarts++
 		}
 		seq := k.step(p, k.m.msg(msgCreatedStep, c.spec.Name, ""), whyCreated)
-		k.podEvent(p, seq, corev1.EventTypeNormal, "Created", k.m.msg(msgCreatedEvent, c.spec.Name, ""))
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Created", k.m.msg(msgCreatedEvent, c.spec.Name, ""))
 		c.stage = stageStarting
 		k.after(p, opStart, k.m.cfg.ContainerStartTime)
 	case opStart:
@@ -485,8 +485,8 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	if c.image.err != nil {
 		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, c.image.err)
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
-		k.podEvent(p, seq, corev1.EventTypeWarning, "InspectFailed", msg)
-		k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, "InspectFailed", msg)
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
 		c.reason, c.message = ReasonInvalidImageName, msg
 		return false
 	}
@@ -496,7 +496,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	}
 	if img := k.images.lookupKey(c.image.key, c.image.isDigest); img != nil && policy != corev1.PullAlways {
 		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
-		k.podEvent(p, seq, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
 		c.img = img
 		c.reason, c.message = "", ""
 		return true
@@ -505,8 +505,8 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", image)
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: image %q is not on the node and imagePullPolicy is Never",
 			c.spec.Name, image), whyNeverPull)
-		k.podEvent(p, seq, corev1.EventTypeWarning, ReasonErrImageNeverPull, msg)
-		k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImageNeverPull)
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, ReasonErrImageNeverPull, msg)
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImageNeverPull)
 		c.reason, c.message = ReasonErrImageNeverPull, msg
 		return false
 	}
@@ -514,8 +514,8 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	if more := c.peek(); more.backoff.inBackOff(now, cfg.ImageBackOffMax) {
 		msg := fmt.Sprintf("Back-off pulling image %q", image)
 		seq := k.step(p, fmt.Sprintf("back-off pulling image %q: next try in %s", image, (more.backoff.expiry()-now).Duration()), whyBackOff)
-		k.podEvent(p, seq, corev1.EventTypeNormal, "BackOff", msg)
-		k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonImagePullBackOff)
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "BackOff", msg)
+		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonImagePullBackOff)
 		c.reason, c.message = ReasonImagePullBackOff, msg
 		if more.prevPullErr != "" {
 			c.message += ": " + more.prevPullErr
@@ -529,7 +529,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		why = whyPullingQueued
 	}
 	seq := k.step(p, k.m.msgN(msgPullingStep, image, behind), why)
-	k.podEvent(p, seq, corev1.EventTypeNormal, "Pulling", k.m.msg(msgPullingEvent, image, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulling", k.m.msg(msgPullingEvent, image, ""))
 	p.op, p.opDone, p.pull = opPull, false, r
 	return true
 }
@@ -538,8 +538,8 @@ func (k *Kubelet) pullFailed(p *podState, c *ctr, err *workload.PullError) {
 	cfg := &k.m.cfg
 	msg := err.KubeletMessage()
 	seq := k.step(p, fmt.Sprintf("failed to pull image %q: %s", c.spec.Image, err.Reason), whyPullFailed)
-	k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", c.spec.Image, msg))
-	k.podEvent(p, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
+	k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", fmt.Sprintf("Failed to pull image %q: %s", c.spec.Image, msg))
+	k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
 	more := c.life()
 	more.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
 	c.reason, c.message = ReasonErrImagePull, msg
@@ -686,7 +686,7 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 		msg = fmt.Sprintf("stopping container %s: sent %s; grace period %s", c.spec.Name, sig, grace.Duration())
 	}
 	seq := k.step(p, msg, whyKilling)
-	k.podEvent(p, seq, corev1.EventTypeNormal, "Killing", k.m.msg(msgKillingEvent, c.spec.Name, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Killing", k.m.msg(msgKillingEvent, c.spec.Name, ""))
 }
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {

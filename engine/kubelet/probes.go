@@ -272,7 +272,7 @@ func (pr *prober) fire() {
 	}
 	name := kindNames[pr.kind]
 	if r == resFailure {
-		k.podEvent(p, p.cause, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
+		k.podEvent(p, c, p.cause, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
 		if pr.run == 1 {
 			cause := c.startSeq
 			if c.peek().broken[pr.kind] {
