@@ -197,6 +197,11 @@ type reference struct {
 // it forgets them all (blobs keep their references).
 const maxRefSets = 1024
 
+// maxRefBody is the largest version that becomes a reference: an index
+// takes four bytes a byte of it, and objects this large are one-offs
+// (an annotation holding a file), not a shape that repeats.
+const maxRefBody = 64 << 10
+
 // refKey is a shape of version: its kind, its header byte (what it keeps
 // and, for an Event, what it repeats) and, for an Event, its reason.
 type refKey struct {
@@ -234,7 +239,7 @@ func (s *Store) compress(key refKey, body []byte) (*blob, []byte) {
 // remember makes b, kept whole with body as its body, key's first
 // reference, forgetting the oldest if there are refWays.
 func (s *Store) remember(key refKey, b *blob, body string) {
-	if len(body) < minDeltaOf {
+	if len(body) < minDeltaOf || len(body) > maxRefBody {
 		return
 	}
 	if s.refs == nil || len(s.refs) >= maxRefSets {

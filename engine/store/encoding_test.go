@@ -209,6 +209,9 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 		t.Fatal("a large pod was not encoded")
 	}
 	sameJSON(t, "large pod", b.decode(kinds.Pod), p)
+	if set := s.refs[refKey{k: kinds.Pod, header: b.data[0]}]; set != nil && set[0] != nil && set[0].b == b {
+		t.Error("a one-off large version became a reference, with an index four times its size")
+	}
 	if len(s.encBuf) > encScratch {
 		t.Error("the store kept a one-off large encoding buffer")
 	}
