@@ -124,6 +124,14 @@ func (b *blob) body(k *kinds.Kind, dst []byte) []byte {
 	return out
 }
 
+// eventKey is the etcd key an Event's blob keeps (see event_encoding.go),
+// a substring of its data; false if it keeps none.
+func (b *blob) eventKey() (string, bool) {
+	_, at := b.rv()
+	key, _, _, _, ok := eventKey(b.data[at:], eventPrefix)
+	return key, ok
+}
+
 // splitBody is a body's times and protobuf encoding.
 func splitBody(body []byte) (times, proto []byte) {
 	n, k := binary.Uvarint(body)
@@ -256,7 +264,7 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	var flags byte
 	var was elided
 	if isEvent {
-		flags, s.extraBuf, was = stripEvent(ev, s.extraBuf)
+		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf)
 		header |= flags
 		defer was.restore(ev, flags)
 	}

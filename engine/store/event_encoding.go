@@ -2,11 +2,13 @@ package store
 
 import (
 	"encoding/binary"
-	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
 // An Event repeats itself. The recorder names it after its object (the
@@ -19,17 +21,25 @@ import (
 //
 // So before encoding an Event the store takes out what the rest of it
 // says again, and puts it back on decode: a flag in the blob's header byte
-// for each, and the part that is not repeated (the name's hex suffix, the
-// uids' 16 bytes) in a few bytes kept before the protobuf encoding. What
-// is left is still the Event's protobuf encoding, of an Event with those
-// fields empty; an Event that does not repeat itself keeps its fields.
-// VerifyEncoding checks every Event a test writes, as every other kind.
+// for each, and the part that is not repeated (the uids' 16 bytes) in a
+// few bytes kept before the protobuf encoding. What is left is still the
+// Event's protobuf encoding, of an Event with those fields empty; an
+// Event that does not repeat itself keeps its fields. VerifyEncoding
+// checks every Event a test writes, as every other kind.
+//
+// The bytes kept first are the Event's etcd key, whole: the store's map,
+// history and the API server's TTL queue all name an Event by it, and a
+// substring of the blob costs no allocation of its own, where a key
+// string of its own (67 bytes for a pod's Event) cost 80. The Event's name
+// and namespace are read back from it, and so is its object's name (the
+// name's part before its last dot, client-go's naming) and namespace
+// when they repeat them.
 
 // The flags of an Event's header byte (bit 0 says whether it carried its
 // TypeMeta, as for every kind).
 const (
-	evNamespace   = 1 << (iota + 1) // metadata.namespace is involvedObject.namespace
-	evName                          // metadata.name is involvedObject.name "." hex: the hex is kept
+	evNamespace   = 1 << (iota + 1) // involvedObject.namespace is the key's namespace
+	evName                          // involvedObject.name is the key's name up to its last "."
 	evUID                           // metadata.uid is a UUID: its 16 bytes are kept
 	evInvolvedUID                   // involvedObject.uid is a UUID: its 16 bytes are kept
 	evFirst                         // firstTimestamp is creationTimestamp
@@ -40,24 +50,33 @@ const (
 // elided is what stripEvent took out of an Event, to put back after
 // encoding it.
 type elided struct {
-	namespace, name, uid, involvedUID, reporting, instance string
-	first, last                                            metav1.Time
+	namespace, name, involvedNS, involvedName, uid, involvedUID, reporting, instance string
+	first, last                                                                      metav1.Time
 }
 
 // stripEvent empties the fields of ev that the rest of it repeats, appends
-// to extra what restoring them needs, and returns the header flags and
-// what it took out (see restore).
-func stripEvent(ev *corev1.Event, extra []byte) (byte, []byte, elided) {
+// to extra what restoring them needs (first the key, which prefix, its
+// kind's etcd prefix, begins; none if its namespace would not read back),
+// and returns the header flags and what it took out (see restore).
+func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, elided) {
 	var flags byte
 	var was elided
-	if ns := ev.Namespace; ns != "" && ns == ev.InvolvedObject.Namespace {
-		flags |= evNamespace
-		was.namespace, ev.Namespace = ns, ""
-	}
-	if v, ok := nameSuffix(ev.Name, ev.InvolvedObject.Name); ok {
-		flags |= evName
-		extra = binary.AppendUvarint(extra, v)
-		was.name, ev.Name = ev.Name, ""
+	if strings.IndexByte(ev.Namespace, '/') >= 0 {
+		extra = append(extra, 0) // no key
+	} else {
+		extra = binary.AppendUvarint(extra, uint64(len(ev.Namespace))+1)
+		extra = binary.AppendUvarint(extra, uint64(len(ev.Name)))
+		extra = append(append(append(append(append(extra, prefix...), '/'), ev.Namespace...), '/'), ev.Name...)
+		if ev.InvolvedObject.Namespace == ev.Namespace {
+			flags |= evNamespace
+			was.involvedNS, ev.InvolvedObject.Namespace = ev.InvolvedObject.Namespace, ""
+		}
+		if i := strings.LastIndexByte(ev.Name, '.'); i >= 0 && ev.Name[:i] == ev.InvolvedObject.Name {
+			flags |= evName
+			was.involvedName, ev.InvolvedObject.Name = ev.InvolvedObject.Name, ""
+		}
+		was.namespace, was.name = ev.Namespace, ev.Name
+		ev.Namespace, ev.Name = "", ""
 	}
 	if u, ok := parseUUID(string(ev.UID)); ok {
 		flags |= evUID
@@ -90,11 +109,14 @@ func stripEvent(ev *corev1.Event, extra []byte) (byte, []byte, elided) {
 
 // restore gives ev back what stripEvent took out of it.
 func (was *elided) restore(ev *corev1.Event, flags byte) {
+	if was.namespace != "" || was.name != "" {
+		ev.Namespace, ev.Name = was.namespace, was.name
+	}
 	if flags&evNamespace != 0 {
-		ev.Namespace = was.namespace
+		ev.InvolvedObject.Namespace = was.involvedNS
 	}
 	if flags&evName != 0 {
-		ev.Name = was.name
+		ev.InvolvedObject.Name = was.involvedName
 	}
 	if flags&evUID != 0 {
 		ev.UID = types.UID(was.uid)
@@ -113,14 +135,28 @@ func (was *elided) restore(ev *corev1.Event, flags byte) {
 	}
 }
 
+// eventKey is the key kept at the start of an Event's extra bytes, and
+// the namespace and name in it; ok false if it kept none. prefix is the
+// kind's etcd prefix.
+func eventKey(extra, prefix string) (key, namespace, name string, n int, ok bool) {
+	ns1, a := uvarint(extra)
+	if ns1 == 0 {
+		return "", "", "", a, false
+	}
+	nameLen, b := uvarint(extra[a:])
+	nsLen := int(ns1 - 1)
+	start := a + b
+	end := start + len(prefix) + 2 + nsLen + int(nameLen)
+	key = extra[start:end]
+	namespace = key[len(prefix)+1 : len(prefix)+1+nsLen]
+	name = key[len(prefix)+2+nsLen:]
+	return key, namespace, name, end, true
+}
+
 // eventExtraLen is the length of the bytes stripEvent kept, at the start
 // of extra.
 func eventExtraLen(flags byte, extra string) int {
-	n := 0
-	if flags&evName != 0 {
-		_, m := uvarint(extra)
-		n += m
-	}
+	_, _, _, n, _ := eventKey(extra, eventPrefix)
 	if flags&evUID != 0 {
 		n += 16
 	}
@@ -130,17 +166,23 @@ func eventExtraLen(flags byte, extra string) int {
 	return n
 }
 
+// eventPrefix is where etcd keeps Events.
+var eventPrefix = kinds.Event.EtcdPrefix
+
 // unstripEvent fills in, on an Event decoded from a blob, the fields
 // stripEvent emptied, from the rest of it and the kept bytes extra. Its
 // times must already be whole (restoreTimes).
 func unstripEvent(ev *corev1.Event, flags byte, extra string) {
-	if flags&evNamespace != 0 {
-		ev.Namespace = ev.InvolvedObject.Namespace
-	}
-	if flags&evName != 0 {
-		v, n := uvarint(extra)
-		extra = extra[n:]
-		ev.Name = ev.InvolvedObject.Name + "." + strconv.FormatUint(v, 16)
+	_, ns, name, n, ok := eventKey(extra, eventPrefix)
+	extra = extra[n:]
+	if ok {
+		ev.Namespace, ev.Name = ns, name
+		if flags&evNamespace != 0 {
+			ev.InvolvedObject.Namespace = ns
+		}
+		if flags&evName != 0 {
+			ev.InvolvedObject.Name = name[:strings.LastIndexByte(name, '.')]
+		}
 	}
 	if flags&evUID != 0 {
 		ev.UID = types.UID(formatUUID(extra[:16]))
@@ -158,31 +200,6 @@ func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 	if flags&evReporting != 0 {
 		ev.ReportingController, ev.ReportingInstance = ev.Source.Component, ev.Source.Host
 	}
-}
-
-// nameSuffix reports whether name is object "." and a number in lowercase
-// hex without leading zeros (client-go's name for an Event about object),
-// and the number.
-func nameSuffix(name, object string) (uint64, bool) {
-	if len(name) <= len(object)+1 || name[:len(object)] != object || name[len(object)] != '.' {
-		return 0, false
-	}
-	digits := name[len(object)+1:]
-	if len(digits) > 16 || len(digits) > 1 && digits[0] == '0' {
-		return 0, false // more than 64 bits, or a leading zero that would not come back
-	}
-	var v uint64
-	for i := 0; i < len(digits); i++ {
-		switch c := digits[i]; {
-		case '0' <= c && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case 'a' <= c && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
 }
 
 // parseUUID reads a UUID in its canonical form (lowercase hex, dashes

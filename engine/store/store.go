@@ -168,10 +168,15 @@ func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 }
 
 // storedKey is the key in the scratch buffer as a string the store already
-// holds: the one the object's last write (e is its current version) put in
-// history, while history holds it, so that a write allocates no key; else
-// a new string.
+// holds: the one an Event keeps in its bytes, or the one the object's last
+// write (e is its current version) put in history, while history holds
+// it, so that a write allocates no key; else a new string.
 func (s *Store) storedKey(e entry) string {
+	if e.enc != nil {
+		if key, ok := e.enc.eventKey(); ok {
+			return key
+		}
+	}
 	var rev int64
 	if e.enc != nil {
 		rev, _ = e.enc.rv()
@@ -180,6 +185,20 @@ func (s *Store) storedKey(e entry) string {
 	}
 	if i, ok := s.entryAt(rev); ok {
 		if _, key, _, _, _ := s.history.meta(i); key == string(s.keyBuf) {
+			return key
+		}
+	}
+	return string(s.keyBuf)
+}
+
+// keyOf is the key in the scratch buffer, for a new version e: a
+// substring of an Event's bytes, which keep it, or a new string.
+func (s *Store) keyOf(e entry) string {
+	if e.enc != nil {
+		if key, ok := e.enc.eventKey(); ok {
+			if VerifyEncoding && key != string(s.keyBuf) {
+				panic("store: an Event keeps the key " + key + ", not " + string(s.keyBuf))
+			}
 			return key
 		}
 	}
@@ -339,10 +358,10 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	if _, ok := b.get(s.keyBuf); ok {
 		return 0, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
 	}
-	key := string(s.keyBuf)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
+	key := s.keyOf(e)
 	b.put(key, e)
 	b.sorted = nil
 	b.rev = s.rev
@@ -375,6 +394,12 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
+	if e.enc != nil {
+		// The map's key is a substring of the version it maps to: make it
+		// the new one's, so that the old version's bytes can go.
+		b.del(key)
+		key = s.keyOf(e)
+	}
 	b.put(key, e)
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
