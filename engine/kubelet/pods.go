@@ -152,8 +152,7 @@ type podState struct {
 	pull  *pullRequest
 	next  int // the container the current sync pass is at
 
-	retry   *sim.Timer
-	retryAt sim.Tick
+	retry *sim.Timer // when pending, it fires at the retry's time
 
 	killStart sim.Tick
 	spamTAT   sim.Tick // the spam filter's state (allowEvent)
@@ -277,12 +276,11 @@ func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
 
 func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
 	if p.retry.Pending() {
-		if p.retryAt <= at {
+		if p.retry.At() <= at {
 			return
 		}
 		k.m.env.Loop.Cancel(p.retry)
 	}
-	p.retryAt = at
 	if p.retryFn == nil {
 		p.retryFn = func() {
 			p.retry = nil
