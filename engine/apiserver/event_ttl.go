@@ -32,20 +32,31 @@ const (
 
 // eventLease is one Event write waiting for its TTL to run out.
 type eventLease struct {
-	key string   // the Event's etcd key, the store's own string
-	rev int64    // the write; a later write renews the Event
-	at  sim.Tick // when the lease expires
+	key string // the Event's etcd key, the store's own string
+	rev int64  // the write; a later write renews the Event
 }
 
 // eventLeases are the Event writes in the order they happened, so in the
 // order their TTLs run out, with the one timer that expires the oldest.
+// Writes that share an etcd lease follow each other in the queue, so the
+// lease's expiry is kept once for them all (leases), not once a write.
 type eventLeases struct {
-	queue eventQueue
-	timer *sim.Timer
+	queue  eventQueue
+	leases []leaseRun // the runs of queued writes on one lease, oldest first
+	timer  *sim.Timer
 	// The lease writes attach to, while it can be reused.
 	expires  sim.Tick
 	attached int
 }
+
+// leaseRun is n consecutive queued writes on the lease that expires at.
+type leaseRun struct {
+	at sim.Tick
+	n  int
+}
+
+// lastExpiry is when the newest queued write's lease expires.
+func (l *eventLeases) lastExpiry() sim.Tick { return l.leases[len(l.leases)-1].at }
 
 // eventQueue is a FIFO queue of Event writes kept in fixed-size blocks.
 // Every Event write is queued and none leaves for an hour, so the queue
@@ -74,15 +85,6 @@ func (q *eventQueue) front() *eventLease {
 		return nil
 	}
 	return &q.blocks[0][q.head]
-}
-
-// back is the newest queued write, nil if none is.
-func (q *eventQueue) back() *eventLease {
-	if q.front() == nil {
-		return nil
-	}
-	last := q.blocks[len(q.blocks)-1]
-	return &last[len(last)-1]
 }
 
 // pop drops the oldest queued write.
@@ -115,9 +117,14 @@ func (s *Server) noteEventKey(key string, rev int64) {
 		l.expires, l.attached = now+EventTTL+leaseReuseDuration, 0 // a new lease
 	}
 	l.attached++
-	l.queue.push(eventLease{key: key, rev: rev, at: l.expires})
+	l.queue.push(eventLease{key: key, rev: rev})
+	if n := len(l.leases); n > 0 && l.leases[n-1].at == l.expires {
+		l.leases[n-1].n++
+	} else {
+		l.leases = append(l.leases, leaseRun{at: l.expires, n: 1})
+	}
 	if !l.timer.Pending() {
-		l.timer = s.clock.At(l.queue.front().at, "event TTL", s.expireEvents)
+		l.timer = s.clock.At(l.leases[0].at, "event TTL", s.expireEvents)
 	}
 }
 
@@ -128,9 +135,13 @@ func (s *Server) expireEvents() {
 	l := &s.eventLeases
 	now := s.clock.Now()
 	var due []eventLease
-	for f := l.queue.front(); f != nil && f.at <= now; f = l.queue.front() {
-		e := *f
+	for len(l.leases) > 0 && l.leases[0].at <= now {
+		e := *l.queue.front()
 		l.queue.pop()
+		if l.leases[0].n--; l.leases[0].n == 0 {
+			l.leases[0] = leaseRun{}
+			l.leases = l.leases[1:]
+		}
 		ns, name := eventKeyName(e.key)
 		if rev, ok := s.store.ModRev(kinds.Event, ns, name); ok && rev == e.rev {
 			due = append(due, e) // not deleted already, nor written again since (renewed)
@@ -151,8 +162,8 @@ func (s *Server) expireEvents() {
 			}
 		}
 	}
-	if f := l.queue.front(); f != nil {
-		l.timer = s.clock.At(f.at, "event TTL", s.expireEvents)
+	if len(l.leases) > 0 {
+		l.timer = s.clock.At(l.leases[0].at, "event TTL", s.expireEvents)
 	}
 }
 
