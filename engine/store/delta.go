@@ -32,8 +32,8 @@ const (
 	opCopy     = 0
 	opCopyAt   = 1
 	opLiteral  = 2
-	deltaGram  = 4 // the shortest copy worth its operation, and the length of what refIndex hashes
-	minDeltaOf = 32
+	deltaGram  = 4  // the shortest copy worth its operation, and the length of what refIndex hashes
+	minDeltaOf = 32 // the shortest body worth a delta or a reference
 )
 
 // refIndex finds where a run of deltaGram bytes occurs in a reference: a
@@ -56,7 +56,7 @@ func newRefIndex(body string) *refIndex {
 	return r
 }
 
-// gramOf is the deltaGram bytes at the start of s as a number, gramAt
+// gramOf is the deltaGram bytes at the start of b as a number, gramAt
 // those of a string (each one load).
 func gramOf(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 
