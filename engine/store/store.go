@@ -168,15 +168,16 @@ func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 }
 
 // storedKey is the key in the scratch buffer as a string the store already
-// holds: the one an Event keeps in its bytes, or the one the object's last
-// write (e is its current version) put in history, while history holds
-// it, so that a write allocates no key; else a new string.
+// holds: the one the object's last write (e is its current version) put in
+// history, while history holds it, so that a write allocates no key; else
+// the one an Event keeps in its bytes; else a new string.
+//
+// An Event's key is a substring of the version that made it, and every
+// write that names it by that string (the map, history, the API server's
+// TTL queue) keeps that version's bytes: reusing the string of the last
+// write keeps one version alive as long as the Event, not one for each of
+// its writes for the hour their leases last.
 func (s *Store) storedKey(e entry) string {
-	if e.enc != nil {
-		if key, ok := e.enc.eventKey(); ok {
-			return key
-		}
-	}
 	var rev int64
 	if e.enc != nil {
 		rev, _ = e.enc.rv()
@@ -185,6 +186,11 @@ func (s *Store) storedKey(e entry) string {
 	}
 	if i, ok := s.entryAt(rev); ok {
 		if _, key, _, _, _ := s.history.meta(i); key == string(s.keyBuf) {
+			return key
+		}
+	}
+	if e.enc != nil {
+		if key, ok := e.enc.eventKey(); ok {
 			return key
 		}
 	}
@@ -394,12 +400,6 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
-	if e.enc != nil {
-		// The map's key is a substring of the version it maps to: make it
-		// the new one's, so that the old version's bytes can go.
-		b.del(key)
-		key = s.keyOf(e)
-	}
 	b.put(key, e)
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
