@@ -185,8 +185,25 @@ func patch(dst []byte, ref, d string) ([]byte, bool) {
 const refWays = 4
 
 // refSet is the references of one shape: the last versions kept whole,
-// the most recently useful first.
-type refSet [refWays]*reference
+// the most recently useful first, and how many versions in a row none of
+// them served.
+//
+// Some shapes do not repeat across objects: two nodes' Leases differ in
+// most of what they hold (names, uids, the holder). After missesToSample
+// misses in a row, a version of such a shape is tried against the first
+// reference only, and one in sampleEvery becomes a reference (so that the
+// shape is noticed if it starts to repeat): trying four and indexing every
+// miss cost each Lease renewal four diffs and a kilobyte of index for
+// nothing.
+type refSet struct {
+	refs   [refWays]*reference
+	misses int
+}
+
+const (
+	missesToSample = 4
+	sampleEvery    = 16
+)
 
 type reference struct {
 	b   *blob
@@ -222,17 +239,22 @@ func (s *Store) compress(key refKey, body []byte) (*blob, []byte) {
 	if set == nil || len(body) < minDeltaOf {
 		return nil, nil
 	}
-	for i, r := range set {
+	tries := refWays
+	if set.misses >= missesToSample {
+		tries = 1
+	}
+	for i, r := range set.refs[:tries] {
 		if r == nil {
 			break
 		}
 		s.deltaBuf = r.idx.diff(s.deltaBuf[:0], body)
 		if len(s.deltaBuf) <= len(body)/2 {
-			copy(set[1:i+1], set[:i])
-			set[0] = r
+			copy(set.refs[1:i+1], set.refs[:i])
+			set.refs[0], set.misses = r, 0
 			return r.b, s.deltaBuf
 		}
 	}
+	set.misses++
 	return nil, nil
 }
 
@@ -246,10 +268,13 @@ func (s *Store) remember(key refKey, b *blob, body string) {
 		s.refs = make(map[refKey]*refSet)
 	}
 	set := s.refs[key]
-	if set == nil {
+	switch {
+	case set == nil:
 		set = new(refSet)
 		s.refs[key] = set
+	case set.misses >= missesToSample && set.misses%sampleEvery != 0:
+		return // a shape that does not repeat: sample it
 	}
-	copy(set[1:], set[:refWays-1])
-	set[0] = &reference{b: b, idx: newRefIndex(body)}
+	copy(set.refs[1:], set.refs[:refWays-1])
+	set.refs[0] = &reference{b: b, idx: newRefIndex(body)}
 }

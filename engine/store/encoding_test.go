@@ -1,9 +1,12 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,7 +212,7 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 		t.Fatal("a large pod was not encoded")
 	}
 	sameJSON(t, "large pod", b.decode(kinds.Pod), p)
-	if set := s.refs[refKey{k: kinds.Pod, header: b.data[0]}]; set != nil && set[0] != nil && set[0].b == b {
+	if set := s.refs[refKey{k: kinds.Pod, header: b.data[0]}]; set != nil && set.refs[0] != nil && set.refs[0].b == b {
 		t.Error("a one-off large version became a reference, with an index four times its size")
 	}
 	if len(s.encBuf) > encScratch {
@@ -474,7 +477,7 @@ func TestReferencesAreBounded(t *testing.T) {
 		s.remember(key, &blob{data: body}, body)
 	}
 	set := s.refs[key]
-	for i, r := range set {
+	for i, r := range set.refs {
 		if want := bodies[len(bodies)-1-i]; r.b.data != want {
 			t.Errorf("reference %d is %q; want %q (the newest first, the oldest forgotten)", i, r.b.data, want)
 		}
@@ -483,8 +486,50 @@ func TestReferencesAreBounded(t *testing.T) {
 		t.Fatal("a version was not a delta of the reference it is")
 	}
 	for i, want := range []string{bodies[2], bodies[4], bodies[3], bodies[1]} {
-		if set[i].b.data != want {
-			t.Errorf("after a delta of %q, reference %d is %q; want %q (the one used moves first)", bodies[2], i, set[i].b.data, want)
+		if set.refs[i].b.data != want {
+			t.Errorf("after a delta of %q, reference %d is %q; want %q (the one used moves first)", bodies[2], i, set.refs[i].b.data, want)
 		}
+	}
+}
+
+// A shape whose versions do not repeat across objects (every body unlike
+// the last) stops being indexed at every version: after missesToSample
+// misses in a row, one version in sampleEvery becomes a reference, and a
+// version is tried against one reference, not refWays. A hit starts over.
+func TestShapesThatDoNotRepeatAreSampled(t *testing.T) {
+	s := New()
+	key := refKey{k: kinds.Lease, header: 1}
+	body := func(i int) string { // 64 hex digits, unlike any other's
+		sum := sha256.Sum256([]byte(strconv.Itoa(i)))
+		return hex.EncodeToString(sum[:])
+	}
+	made := 0
+	encode := func(b string) {
+		if ref, _ := s.compress(key, []byte(b)); ref == nil {
+			before := s.refs[key]
+			var first *reference
+			if before != nil {
+				first = before.refs[0]
+			}
+			s.remember(key, &blob{data: b}, b)
+			if set := s.refs[key]; set.refs[0] != first {
+				made++
+			}
+		}
+	}
+	for i := range 100 {
+		encode(body(i))
+	}
+	if want := missesToSample + 100/sampleEvery; made > want+1 {
+		t.Errorf("100 versions of a shape that does not repeat made %d references; want about %d", made, want)
+	}
+	same := strings.Repeat("z", 64)
+	encode(same)
+	encode(same) // hits, if the first was sampled; else the next one will
+	for range sampleEvery {
+		encode(same)
+	}
+	if m := s.refs[key].misses; m != 0 {
+		t.Errorf("after versions that repeat, %d misses in a row; want 0", m)
 	}
 }
