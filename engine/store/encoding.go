@@ -61,8 +61,9 @@ type blob struct {
 	// other bits say what was taken out of it, see event_encoding.go; for
 	// a version with a base, bits 1 and 2 say which fields it keeps), the
 	// resourceVersion plus one as a uvarint (0 if it is left in the
-	// encoding), what an Event keeps of the fields taken out, then the
-	// body, or its delta against ref's body (see delta.go). The body is
+	// encoding), what an Event keeps of the fields taken out (its etcd
+	// key first), then the body, or its delta against ref's body (see
+	// delta.go). The body is
 	// the length of the object's times as a uvarint, the times (see
 	// appendTimes), then the protobuf encoding of the fields the version
 	// keeps (in field order; protobuf reads fields in any order and each
@@ -71,7 +72,7 @@ type blob struct {
 	// two for every pod's Event and version written.
 	data string
 	base *blob // the version that has the fields this one does not keep; nil for a whole one
-	ref  *blob // the version kept whole whose body data's is a delta against; nil if data has its body
+	ref  *blob // the version kept whole that data's delta rebuilds the body from; nil if data has the body
 }
 
 // rv is the resourceVersion, left out of the encoding; -1 if it is in it.
