@@ -593,7 +593,7 @@ func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 // event the API server refuses (its namespace is gone, say): events are
 // best-effort and never fail the action they describe.
 func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Object, eventType, reason, message string) {
-	s.recordEvent(a, source, obj, "", eventType, reason, message, 1, s.clock.Now())
+	s.RecordEventWith(a, source, obj, eventType, reason, message, Occurrence{})
 }
 
 // recordEvent creates an Event about the part of obj at fieldPath, of
@@ -601,10 +601,6 @@ func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, fieldPath, eventType, reason, message string, count int32, first sim.Tick) {
 	k := kinds.Of(obj)
 	ts := s.now()
-	firstSeen := ts
-	if first != s.clock.Now() {
-		firstSeen = metav1.NewTime(first.Time())
-	}
 	// The store keeps Events only encoded (etcd's bytes; no component
 	// watches them), so every Event is built in the same reused space.
 	ev := &s.eventBody
@@ -621,7 +617,7 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 		},
 		Reason: reason, Message: message, Type: eventType,
 		Source:         source,
-		FirstTimestamp: firstSeen, LastTimestamp: ts, Count: count,
+		FirstTimestamp: metav1.NewTime(first.Time()), LastTimestamp: ts, Count: count,
 		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
 	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder

@@ -152,7 +152,8 @@ func (k *Kubelet) source() corev1.EventSource {
 
 // event records an Event about the kubelet's node. Those it records at
 // its start cannot repeat an earlier one: a restarted kubelet's event
-// correlator starts empty, as its process does.
+// correlator starts empty, as its process does. (They are a handful, far
+// under the spam filter's 25, which kubeloop applies to pods only.)
 func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, message string) {
 	k.m.env.API.RecordEvent(k.actor(cause), k.source(), obj, eventType, reason, message)
 }
@@ -172,6 +173,11 @@ func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, messa
 // holds back is still counted, and the next write of that Event carries
 // the count: so a pod that keeps failing has Events whose counts catch up
 // in steps and whose last-seen times lag.
+//
+// Modelled differently: client-go keeps both in LRU caches of 4,096 keys
+// per recorder, so a repeat after 4,096 other Events makes a new Event and
+// a held-back count can be forgotten; kubeloop finds the earlier Event in
+// etcd, and keeps what it held back until the pod goes.
 func (k *Kubelet) podEvent(p *podState, c *ctr, cause uint64, eventType, reason, message string) {
 	now, key := k.now(), heldKey{p.key, k.fieldPath(c), eventType, reason, message}
 	if !p.allowEvent(now) {

@@ -14,6 +14,9 @@ import (
 // differ in their pod's name, uid and a duration. So the store keeps most
 // versions as a delta against a reference: a version of the same kind and
 // shape that it kept whole (see refSet), as a compressor's dictionary.
+// etcd keeps every version whole; this is kubeloop's way of holding a
+// large cluster's history in memory, and no reader can tell: a delta
+// decodes to the same bytes, which VerifyEncoding checks in every test.
 //
 // A delta is a list of operations that rebuild the version's bytes from
 // the reference's, each a uvarint n<<2|op:

@@ -63,11 +63,10 @@ type blob struct {
 	// resourceVersion plus one as a uvarint (0 if it is left in the
 	// encoding), what an Event keeps of the fields taken out (its etcd
 	// key first), then the body, or its delta against ref's body (see
-	// delta.go). The body is
-	// the length of the object's times as a uvarint, the times (see
-	// appendTimes), then the protobuf encoding of the fields the version
-	// keeps (in field order; protobuf reads fields in any order and each
-	// once). A string rather than a slice, and the offsets found by
+	// delta.go). The body is the length of the object's times as a
+	// uvarint, the times (see appendTimes), then the protobuf encoding of
+	// the fields the version keeps (in field order; protobuf reads fields
+	// in any order and each once). A string rather than a slice, and the offsets found by
 	// reading it rather than kept, so that a blob is 32 bytes: there are
 	// two for every pod's Event and version written.
 	data string
@@ -142,20 +141,23 @@ func splitBody(body []byte) (times, proto []byte) {
 	return body[k : k+int(n)], body[k+int(n):]
 }
 
-// field is the encoding of b's top-level field f (1 metadata, 2 spec),
-// which b must keep (b.from() <= f): a slice of buf, which it reuses and
-// returns, or of a shared spec.
-func (b *blob) field(k *kinds.Kind, f int, buf []byte) ([]byte, []byte) {
-	if f == 2 && b.base != nil && b.data[0]&sharedSpec != 0 {
-		return append(buf[:0], b.base.data[sharedSpecAt:]...), buf
+// fields are the encodings of b's metadata and spec fields, each empty if
+// b does not keep it (a spec b shares with other pods is its base's):
+// slices of out, which is buf reused, so that one rebuilt body serves
+// both.
+func (b *blob) fields(k *kinds.Kind, buf []byte) (meta, spec, out []byte) {
+	out = b.body(k, buf[:0])
+	n := len(out)
+	if b.base != nil && b.data[0]&sharedSpec != 0 {
+		out = append(out, b.base.data[sharedSpecAt:]...)
 	}
-	buf = b.body(k, buf[:0])
-	_, proto := splitBody(buf)
+	_, proto := splitBody(out[:n])
 	specAt, statusAt, _ := topFields(k, proto)
-	if f == 1 {
-		return proto[:specAt], buf
+	meta, spec = proto[:specAt], proto[specAt:statusAt]
+	if n < len(out) {
+		spec = out[n:]
 	}
-	return proto[specAt:statusAt], buf
+	return meta, spec, out
 }
 
 // Pods made from one template have the same spec until they are bound, so
@@ -290,18 +292,24 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 	if !split {
 		at = len(enc)
 	}
-	sameMeta := false
+	sameMeta, sameSpec := false, false
 	if split && base != nil && rv >= 0 && hasRV(base) {
-		var meta []byte
-		meta, s.cmpBuf = base.holding(1).field(k, 1, s.cmpBuf)
-		sameMeta = bytes.Equal(enc[:specAt], meta)
+		// The base's metadata and spec, rebuilding each version that
+		// keeps one once.
+		mb, sb := base.holding(1), base.holding(2)
+		meta, spec, buf := mb.fields(k, s.cmpBuf)
+		if sameMeta = bytes.Equal(enc[:specAt], meta); sameMeta {
+			if sb != mb {
+				_, spec, buf = sb.fields(k, buf)
+			}
+			sameSpec = bytes.Equal(enc[specAt:at], spec)
+		}
+		s.cmpBuf = buf
 	}
 	var meta []byte // a version that shares its spec keeps its metadata, then its status
 	switch {
 	case sameMeta:
-		var spec []byte
-		spec, s.cmpBuf = base.holding(2).field(k, 2, s.cmpBuf)
-		if bytes.Equal(enc[specAt:at], spec) {
+		if sameSpec {
 			b.base, enc = base.holding(2), enc[at:] // only the status changed
 		} else {
 			b.base, enc = base.holding(1), enc[specAt:] // the spec and status changed
@@ -385,17 +393,6 @@ func topFields(k *kinds.Kind, enc []byte) (specAt, statusAt int, ok bool) {
 	return specAt, statusAt, true
 }
 
-// metaLen is the length of the metadata field at the start of enc, 0 if
-// enc does not start with it.
-func metaLen(enc string) int {
-	tag, n := uvarint(enc)
-	if n <= 0 || tag != 1<<3|2 {
-		return 0
-	}
-	size, m := uvarint(enc[n:])
-	return n + m + int(size)
-}
-
 // uvarint is binary.Uvarint for a string: the value and the bytes read, 0
 // if s ends first.
 func uvarint(s string) (uint64, int) {
@@ -448,11 +445,14 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	var buf []byte
 	switch f := b.from(); { // the fields b does not keep, from its chain
 	case f > 1:
+		mb, sb := b.holding(1), b.holding(2)
 		var meta, spec []byte
-		meta, buf = b.holding(1).field(k, 1, buf)
+		meta, spec, buf = mb.fields(k, buf)
 		unmarshal(k, u, meta)
 		if f == 3 {
-			spec, buf = b.holding(2).field(k, 2, buf)
+			if sb != mb {
+				_, spec, buf = sb.fields(k, buf)
+			}
 			unmarshal(k, u, spec)
 		}
 	case b.base != nil: // a shared spec
