@@ -63,6 +63,10 @@ type Engine struct {
 	compactTo int64
 	// Unsettled counts Settle calls that hit MaxSettleSteps.
 	Unsettled int
+	// BootRev is the store's revision after the API server's own start-up
+	// writes (the default namespaces, the system PriorityClasses, the
+	// kubernetes Service), which are not steps of the trace.
+	BootRev int64
 }
 
 // New builds a cluster: the control plane, the default namespaces, and the
@@ -82,6 +86,7 @@ func New(cfg Config) *Engine {
 	e.Metrics = metrics.New(e.Loop, e.Store, e.Images, e.Loads)
 	e.reactors = e.buildReactors()
 	e.bootstrap()
+	e.BootRev = e.Store.Rev()
 	for _, n := range cfg.Nodes {
 		if err := e.AddNode(n); err != nil {
 			panic("engine: default node: " + err.Error())
@@ -124,6 +129,18 @@ func (e *Engine) bootstrap() {
 	if err := e.API.CreateSystemPriorityClasses(System); err != nil {
 		panic("engine: bootstrap priority classes: " + err.Error())
 	}
+	if err := e.API.CreateKubernetesService(System); err != nil {
+		panic("engine: bootstrap kubernetes service: " + err.Error())
+	}
+	e.Loop.After(apiserver.EndpointInterval, "kubernetes service", e.reconcileKubernetesService)
+}
+
+// reconcileKubernetesService is kube-apiserver's bootstrap controller loop:
+// it puts back the `kubernetes` Service and its endpoints if a learner
+// deleted or changed them.
+func (e *Engine) reconcileKubernetesService() {
+	e.API.ReconcileKubernetesService()
+	e.Loop.After(apiserver.EndpointInterval, "kubernetes service", e.reconcileKubernetesService)
 }
 
 // compact is kube-apiserver's periodic etcd compaction.

@@ -68,6 +68,13 @@ func runWhy(s *Session, args []string, _ string) error {
 
 	var b strings.Builder
 	b.WriteString(whyHeadline(s, k, ns, name, obj, exists))
+	if rev, ok := s.Eng.Store.ModRev(k, ns, name); seq == 0 && ok && rev <= s.Eng.BootRev {
+		b.WriteString("It has not changed since the cluster started: the API server wrote it at start-up, before the\n" +
+			"trace's first step, as kube-apiserver creates the default namespaces, the system PriorityClasses and\n" +
+			"the kubernetes Service itself.\n")
+		fmt.Fprint(s.Out, b.String())
+		return nil
+	}
 	if seq == 0 {
 		tr := s.Eng.Trace
 		fmt.Fprintf(&b, "No step about it is left in the trace, which keeps the last %d steps (%d have left it).\n",

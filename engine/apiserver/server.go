@@ -48,6 +48,7 @@ type Server struct {
 	eventTick    sim.Tick // the tick of the last recorded event
 	eventsInTick int64    // events recorded in it so far
 	eventLeases  eventLeases
+	repairErr    string                 // the bootstrap controller's last refused repair (kubernetes_service.go)
 	apiVersions  map[*kinds.Kind]string // Kind.APIVersion() of the kinds Events were recorded about
 	eventBody    corev1.Event           // where RecordEvent builds each Event (the store keeps none)
 }
