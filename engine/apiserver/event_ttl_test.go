@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/store"
 )
 
 // TestEventTTL: an Event is gone when the etcd lease of its last write
@@ -86,7 +87,7 @@ func TestEventLeaseSharing(t *testing.T) {
 	ts := newTestServer(t)
 	write := func(at sim.Tick) sim.Tick {
 		ts.clock.SetNow(at)
-		ts.noteEventKey("/registry/events/default/web.1", 1)
+		ts.noteEventVersion(store.Version{}) // sharing looks at the clock alone
 		return ts.eventLeases.lastExpiry()
 	}
 	first := write(0)
@@ -114,14 +115,32 @@ func TestEventLeaseSharing(t *testing.T) {
 // TestEventQueue compares the block queue with a plain slice through
 // pushes and pops across block boundaries.
 func TestEventQueue(t *testing.T) {
+	// Leases are told apart by their versions: 97 Events' (a prime, so
+	// that an entry misplaced across a 512-entry block shows).
+	ts := newTestServer(t)
+	a := Actor{Component: "kubelet", Cause: 1}
+	pod, err := ts.Create(a, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []store.Version
+	for range 97 {
+		ts.RecordEvent(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeNormal, "Pulling", `Pulling image "nginx:1.27"`)
+		v, ok := ts.store.VersionAt(ts.store.Rev())
+		if !ok || v.Rev(kinds.Event) != ts.store.Rev() {
+			t.Fatalf("the Event just written has no version at its revision")
+		}
+		versions = append(versions, v)
+	}
 	var q eventQueue
 	var model []eventLease
-	rev := int64(0)
+	n := 0
 	for round := 0; round < 40; round++ {
 		for range (round * 97) % 700 {
-			rev++
-			q.push(eventLease{rev: rev})
-			model = append(model, eventLease{rev: rev})
+			n++
+			q.push(eventLease{versions[n%len(versions)]})
+			model = append(model, eventLease{versions[n%len(versions)]})
 		}
 		for range (round * 61) % 650 {
 			if len(model) == 0 {

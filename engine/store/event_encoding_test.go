@@ -211,3 +211,55 @@ func TestAnEventsWritesShareItsKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An Event's versions, as the API server's TTL queue holds them, know
+// their key and revision, and tell whether they are still current: not
+// once the Event is written again or deleted. History's end takes them
+// out of reach.
+func TestVersionsOfAnEvent(t *testing.T) {
+	s := New()
+	ev := recorded()
+	rev, _ := s.Create(ev, 0)
+	first, ok := s.VersionAt(rev)
+	if !ok {
+		t.Fatal("no version at the create's revision")
+	}
+	key := kinds.Event.Key(ev.Namespace, ev.Name)
+	if first.Key(kinds.Event) != key || first.Rev(kinds.Event) != rev || !s.IsCurrent(kinds.Event, first) {
+		t.Fatalf("first version: key %q rev %d current %v; want %q, %d, true",
+			first.Key(kinds.Event), first.Rev(kinds.Event), s.IsCurrent(kinds.Event, first), key, rev)
+	}
+	o, _ := s.Get(kinds.Event, ev.Namespace, ev.Name)
+	upd := o.(*corev1.Event)
+	upd.Count++
+	rev2, err := s.Update(upd, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Seal(s.Rev()) // sealed entries answer as recent ones do
+	second, _ := s.VersionAt(rev2)
+	if s.IsCurrent(kinds.Event, first) || !s.IsCurrent(kinds.Event, second) || second.Rev(kinds.Event) != rev2 {
+		t.Errorf("after a renewal: first current %v, second current %v (rev %d); want false, true (%d)",
+			s.IsCurrent(kinds.Event, first), s.IsCurrent(kinds.Event, second), second.Rev(kinds.Event), rev2)
+	}
+	if _, _, err := s.Delete(kinds.Event, ev.Namespace, ev.Name, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	if s.IsCurrent(kinds.Event, second) {
+		t.Error("a deleted Event's last version is still current")
+	}
+	if second.Key(kinds.Event) != key {
+		t.Errorf("a deleted Event's version names %q; want %q", second.Key(kinds.Event), key)
+	}
+	s.Compact(s.Rev())
+	if _, ok := s.VersionAt(rev2); ok {
+		t.Error("a compacted revision still has a version")
+	}
+	// Kinds kept typed have no versions to hold.
+	pod := kinds.Pod.New().(*corev1.Pod)
+	pod.Namespace, pod.Name = "default", "web"
+	prev, _ := s.Create(pod, 0)
+	if _, ok := s.VersionAt(prev); ok {
+		t.Error("a typed pod's create has a version")
+	}
+}

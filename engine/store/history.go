@@ -94,6 +94,15 @@ func (h *history) event(i int) Event {
 	return ev
 }
 
+// blob is the version the i-th kept entry wrote, encoded; nil if it kept
+// none (a delete, or a version still typed).
+func (h *history) blob(i int) *blob {
+	if i < h.n {
+		return h.sealed(i).obj
+	}
+	return h.buf[h.lo+i-h.n].obj
+}
+
 // since returns the kept entries from the i-th on. Recent ones are a view
 // of the log (capped, valid until the next seal); from a sealed one on, a
 // copy.

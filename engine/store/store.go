@@ -315,6 +315,50 @@ func (s *Store) KeyAt(rev int64) (string, bool) {
 	return "", false
 }
 
+// Version is one version of an object as etcd keeps it, the value a write
+// put at its revision, for a reader that holds on to writes rather than
+// keys: the API server's Event TTL queue, eight bytes a write. Only the
+// kinds kept at rest have versions to hold (see encoding.go).
+type Version struct{ b *blob }
+
+// VersionAt is the version that revision rev wrote (for a delete, the
+// version it deleted), while history holds it; false if it does not, or
+// if the version is not encoded (a kind not kept at rest).
+func (s *Store) VersionAt(rev int64) (Version, bool) {
+	i, ok := s.entryAt(rev)
+	if !ok {
+		return Version{}, false
+	}
+	b := s.history.blob(i)
+	return Version{b}, b != nil
+}
+
+// Key is v's etcd key: the store's own string, a substring of the version
+// for an Event, which keeps its key (see event_encoding.go).
+func (v Version) Key(k *kinds.Kind) string {
+	if key, ok := v.b.eventKey(); ok {
+		return key
+	}
+	o := v.b.decode(k)
+	return k.Key(o.GetNamespace(), o.GetName())
+}
+
+// Rev is the revision that wrote v.
+func (v Version) Rev(k *kinds.Kind) int64 {
+	if hasRV(v.b) {
+		rv, _ := v.b.rv()
+		return rv
+	}
+	return rvOf(v.b.decode(k))
+}
+
+// IsCurrent reports whether v is still its object's current version: the
+// object has been neither written again nor deleted since.
+func (s *Store) IsCurrent(k *kinds.Kind, v Version) bool {
+	b := s.bucket(k)
+	return b.atRest && v.b != nil && b.rest[v.Key(k)] == v.b
+}
+
 // List returns the objects of kind k in namespace (all namespaces if ""),
 // ordered by key, as etcd's range reads are. The slice is the caller's; the
 // objects are shared.
