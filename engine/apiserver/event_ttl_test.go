@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -161,5 +162,49 @@ func TestEventQueue(t *testing.T) {
 		if f := q.front(); f == nil || *f != model[0] {
 			t.Fatalf("round %d: front %v; want %v", round, f, model[0])
 		}
+	}
+}
+
+// TestRecorderNamesStayUnique: the recorder skips etcd's existence check
+// only while its names cannot be taken. Once a learner has created an
+// Event (which may bear any name, even the recorder's next), every
+// recorded Event is checked, and one whose name is taken is dropped, as
+// client-go drops an Event the API refuses, instead of overwriting.
+func TestRecorderNamesStayUnique(t *testing.T) {
+	ts := newTestServer(t)
+	a := Actor{Component: "kubelet", Cause: 1}
+	pod, err := ts.Create(a, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts.namesUnique() {
+		t.Fatal("a new server checks its Event names")
+	}
+	// The name the recorder gives its next Event about web at this instant.
+	next := "web." + strconv.FormatInt(ts.clock.Now().Time().UnixNano()+ts.eventsInTick+1, 16)
+	mine := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: next, Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web", Namespace: "default"},
+		Reason: "Mine", Message: "a learner's Event", Type: corev1.EventTypeNormal}
+	if _, err := ts.Create(Actor{Component: Kubectl}, mine); err != nil {
+		t.Fatal(err)
+	}
+	if ts.namesUnique() {
+		t.Fatal("names are still taken as unique after a learner created an Event")
+	}
+	ts.RecordEvent(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeNormal, "Pulling", `Pulling image "nginx:1.27"`)
+	o, ok := ts.store.Lookup(kinds.Event, "default", next)
+	if !ok || o.(*corev1.Event).Reason != "Mine" {
+		t.Fatalf("the learner's Event %s was overwritten by the recorder's: %v", next, o)
+	}
+
+	// A million Events in one millisecond would run into the next
+	// millisecond's names: from then on, every name is checked.
+	ts2 := newTestServer(t)
+	ts2.eventsInTick = 999_999
+	ts2.eventTick = ts2.clock.Now()
+	ts2.RecordEvent(a, corev1.EventSource{Component: "kubelet", Host: "n1"}, pod, corev1.EventTypeNormal, "Pulling", `Pulling image "nginx:1.27"`)
+	if ts2.namesUnique() {
+		t.Error("names are still taken as unique after a millisecond's millionth Event")
 	}
 }

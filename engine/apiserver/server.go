@@ -48,9 +48,14 @@ type Server struct {
 	eventTick    sim.Tick // the tick of the last recorded event
 	eventsInTick int64    // events recorded in it so far
 	eventLeases  eventLeases
-	repairErr    string                 // the bootstrap controller's last refused repair (kubernetes_service.go)
-	apiVersions  map[*kinds.Kind]string // Kind.APIVersion() of the kinds Events were recorded about
-	eventBody    corev1.Event           // where RecordEvent builds each Event (the store keeps none)
+	repairErr    string // the bootstrap controller's last refused repair (kubernetes_service.go)
+	// Events created other than by the recorder, and whether a millisecond
+	// ever had a million Events: either makes the recorder check its
+	// names (namesUnique).
+	otherEvents       int
+	eventNamesSpilled bool
+	apiVersions       map[*kinds.Kind]string // Kind.APIVersion() of the kinds Events were recorded about
+	eventBody         corev1.Event           // where RecordEvent builds each Event (the store keeps none)
 }
 
 // New returns an API server in front of st.
@@ -227,6 +232,7 @@ func (s *Server) tryCommitCreate(a Actor, obj kinds.Object, verb string) (int64,
 		panic("apiserver: create after validation failed: " + err.Error())
 	}
 	if k == kinds.Event {
+		s.otherEvents++ // not the recorder's own path (recordEvent)
 		s.noteEventWrite(rev)
 	}
 	s.noteRev(a, rev)
@@ -621,7 +627,26 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 		FirstTimestamp: metav1.NewTime(first.Time()), LastTimestamp: ts, Count: count,
 		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
-	_, _ = s.Create(a, ev) // best-effort, as client-go's recorder
+	// Best-effort, as client-go's recorder: a create that fails records
+	// nothing. The name is unique unless something else made an Event
+	// (see namesUnique), so etcd's existence check is skipped.
+	if s.namesUnique() {
+		if s.prepareCreate(s.store, ev) == nil && s.validateCreate(s.store, ev) == nil {
+			rev := s.store.CreateNew(ev, a.Cause)
+			s.noteEventWrite(rev)
+			s.noteRev(a, rev)
+		}
+		return
+	}
+	_, _ = s.Create(a, ev)
+}
+
+// namesUnique reports whether the names eventName makes are sure to be
+// free: no Event was created but by the recorder (a learner's apply could
+// take any name), and no millisecond has had a million Events (the
+// nanoseconds that count them would run into the next millisecond's).
+func (s *Server) namesUnique() bool {
+	return s.otherEvents == 0 && !s.eventNamesSpilled
 }
 
 // eventName is the name client-go gives an Event about the object named
@@ -636,6 +661,9 @@ func (s *Server) eventName(name string) string {
 		s.eventTick, s.eventsInTick = now, 0
 	}
 	s.eventsInTick++
+	if s.eventsInTick >= 1_000_000 {
+		s.eventNamesSpilled = true // from now on, every Event create checks its name
+	}
 	var buf [96]byte
 	b := append(append(buf[:0], name...), '.')
 	return string(strconv.AppendInt(b, now.Time().UnixNano()+s.eventsInTick, 16))

@@ -408,6 +408,27 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	if _, ok := b.get(s.keyBuf); ok {
 		return 0, apierrors.NewAlreadyExists(k.GroupResource(), obj.GetName())
 	}
+	return s.create(b, k, obj, cause), nil
+}
+
+// CreateNew is Create for a key its caller knows no object holds: the API
+// server's Event recorder, whose names are unique by construction. It
+// skips the existence check, a probe into a map of a million Events in a
+// big cluster. (VerifyEncoding, on in tests, checks all the same.)
+func (s *Store) CreateNew(obj Object, cause uint64) int64 {
+	k := kinds.Of(obj)
+	b := s.bucket(k)
+	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
+	if VerifyEncoding {
+		if _, ok := b.get(s.keyBuf); ok {
+			panic("store: CreateNew of a key that is taken: " + string(s.keyBuf))
+		}
+	}
+	return s.create(b, k, obj, cause)
+}
+
+// create writes obj, new at the key in the scratch buffer.
+func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64 {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
@@ -417,7 +438,7 @@ func (s *Store) Create(obj Object, cause uint64) (int64, error) {
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
 	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
-	return s.rev, nil
+	return s.rev
 }
 
 // Update replaces an existing object. If obj carries a resourceVersion it
