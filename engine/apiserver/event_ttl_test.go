@@ -185,7 +185,7 @@ func TestRecorderNamesStayUnique(t *testing.T) {
 	next := "web." + strconv.FormatInt(ts.clock.Now().Time().UnixNano()+ts.eventsInTick+1, 16)
 	mine := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: next, Namespace: "default"},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web", Namespace: "default"},
-		Reason: "Mine", Message: "a learner's Event", Type: corev1.EventTypeNormal}
+		Reason:         "Mine", Message: "a learner's Event", Type: corev1.EventTypeNormal}
 	if _, err := ts.Create(Actor{Component: Kubectl}, mine); err != nil {
 		t.Fatal(err)
 	}
