@@ -77,6 +77,10 @@ func New(env component.Env, cfg Config) *Scheduler {
 	if cfg.Plugins == nil {
 		cfg.Plugins = DefaultPlugins()
 	}
+	if cfg.PercentageOfNodesToScore < 0 || cfg.PercentageOfNodesToScore > 100 {
+		// kube-scheduler's configuration validation rejects it too.
+		panic("scheduler: percentageOfNodesToScore must be between 0 and 100")
+	}
 	if cfg.AttemptsPerPod == 0 {
 		cfg.AttemptsPerPod = DefaultAttemptsPerPod
 	}
