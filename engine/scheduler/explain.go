@@ -127,9 +127,12 @@ type nodeRec struct {
 // explainStore keeps the decisions of each pod and, in two rings shared by
 // all pods, the per-node records of recent attempts: one nodeRec per
 // evaluated node, and the raw and normalised scores (plugin-major, plugins
-// that PreScore skipped left out) of the scored ones. Writing a record never allocates; old records are simply
-// overwritten, and a decision whose records were overwritten keeps its
-// summary only.
+// that PreScore skipped left out) of the scored ones. Writing a record
+// never allocates; old records are simply overwritten, and a decision whose
+// records were overwritten keeps its summary only.
+//
+// Most pods are bound at their first attempt, so a pod's latest attempt
+// is kept on its own (last) and only retried pods have earlier ones.
 type explainStore struct {
 	ring      []nodeRec
 	head      uint64 // the position the next node record takes
@@ -137,60 +140,96 @@ type explainStore struct {
 	norm      []uint8
 	scoreHead uint64
 	perPod    int
-	history   map[podKey][]decisionRec // attempts, oldest first
+	prof      *profileInfo // the scheduler's one profile, which every decision used
+	last      map[podKey]*decisionRec
+	earlier   map[podKey][]decisionRec // attempts before the last, oldest first
 }
 
 // podKey is a pod's namespace and name, the pod object's own strings: a
 // key that allocates nothing.
 type podKey struct{ namespace, name string }
 
-// decisionRec is a Decision as the store keeps it until `why` asks: every
-// pod keeps one per attempt, so it is compact (less than half a Decision):
-// counts as int32, no pod name (the history's key: Decision.Pod is made
-// from it) and none of the views that fill makes from the profile.
+// decisionRec is a Decision as the store keeps it until `why` asks. Every
+// pod keeps one until it is deleted, so it is compact (see TestDecisionRecSize):
+//   - no pod name (the key: Decision.Pod is made from it), no profile (the
+//     store's) and none of the views that fill makes from the profile;
+//   - nothing that can be derived: the number of node records (every
+//     evaluated node left one, except the nominated node tried first) and
+//     of scores (one per scored node and plugin not skipped);
+//   - what only a failed attempt has behind one pointer, nil otherwise;
+//   - counts as int32: every count, and the index the scan started at, is
+//     at most the cluster's node count, which int32 holds with room to
+//     spare (kube supports 5,000 nodes and the largest clusters run about
+//     100,000, too many for 16 bits); a pod retried every second would
+//     take 68 years to overflow attempt.
+//     The percentage is at most 100 (New checks it, as kube's validation).
+//
+// The ring positions stay uint64: they count every node evaluated since
+// the start, which a long simulation of a large cluster takes past 2^32.
 type decisionRec struct {
 	time                  sim.Tick
 	score                 int64
-	node                  string
-	message               string
-	preemption            string
-	prof                  *profileInfo
-	skipFilter, skipScore framework.PluginSet
+	node                  string   // shares the bytes of the node's name
+	failure               *failure // nil when the attempt succeeded
 	pos, scorePos         uint64
-	attempt, ties         int32
+	skipFilter, skipScore framework.PluginSet
+	attempt               int32
 	allNodes, candidates  int32
 	toFind, start         int32
 	evaluated, feasible   int32
-	scored, n, nScores    int32
-	percentage            int32
+	scored, ties          int32
+	percentage            uint8
 	nominated             bool
 }
 
+// failure is what a failed attempt adds to its record: the FitError's
+// message and what preemption found.
+type failure struct{ message, preemption string }
+
 func compactDecision(d *Decision) decisionRec {
-	return decisionRec{time: d.Time, score: d.Score, node: d.Node, message: d.Message, preemption: d.Preemption,
-		prof: d.prof, skipFilter: d.skipFilter, skipScore: d.skipScore, pos: d.pos, scorePos: d.scorePos,
-		attempt: int32(d.Attempt), ties: int32(d.Ties), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
+	r := decisionRec{time: d.Time, score: d.Score, node: d.Node, pos: d.pos, scorePos: d.scorePos,
+		skipFilter: d.skipFilter, skipScore: d.skipScore,
+		attempt: int32(d.Attempt), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
 		toFind: int32(d.ToFind), start: int32(d.Start), evaluated: int32(d.Evaluated), feasible: int32(d.Feasible),
-		scored: int32(d.Scored), n: int32(d.n), nScores: int32(d.nScores), percentage: d.Percentage, nominated: d.Nominated}
+		scored: int32(d.Scored), ties: int32(d.Ties), percentage: uint8(d.Percentage), nominated: d.Nominated}
+	if d.Message != "" || d.Preemption != "" {
+		r.failure = &failure{message: d.Message, preemption: d.Preemption}
+	}
+	return r
 }
 
 // decision is the record as a Decision of the pod key (without the views
 // fill makes).
-func (r *decisionRec) decision(key podKey) Decision {
-	return Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score, Ties: int(r.ties),
-		AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind), Percentage: r.percentage,
-		Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible), Scored: int(r.scored),
-		Message: r.message, Nominated: r.nominated, Preemption: r.preemption, prof: r.prof,
-		skipFilter: r.skipFilter, skipScore: r.skipScore, pos: r.pos, n: int(r.n), scorePos: r.scorePos, nScores: int(r.nScores)}
+func (r *decisionRec) decision(key podKey, prof *profileInfo) Decision {
+	d := Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score,
+		Ties: int(r.ties), AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind),
+		Percentage: int32(r.percentage), Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible),
+		Scored: int(r.scored), Nominated: r.nominated, prof: prof,
+		skipFilter: r.skipFilter, skipScore: r.skipScore, pos: r.pos, scorePos: r.scorePos}
+	if r.failure != nil {
+		d.Message, d.Preemption = r.failure.message, r.failure.preemption
+	}
+	// The nominated node is filtered before the scan, without a record.
+	if !r.nominated {
+		d.n = d.Evaluated
+	}
+	if d.Scored > 0 {
+		for _, e := range prof.scorers {
+			if !r.skipScore.Has(e.Index) {
+				d.nScores += d.Scored
+			}
+		}
+	}
+	return d
 }
 
-func newExplainStore(records, perPod int) *explainStore {
+func newExplainStore(prof *profileInfo, records, perPod int) *explainStore {
 	size := 1
 	for size < records {
 		size <<= 1
 	}
 	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
-		perPod: perPod, history: map[podKey][]decisionRec{}}
+		perPod: perPod, prof: prof, last: map[podKey]*decisionRec{}, earlier: map[podKey][]decisionRec{}}
 }
 
 // next hands out the node record at the head of the ring.
@@ -222,51 +261,73 @@ func (x *explainStore) kept(d *Decision) bool {
 // add records an attempt to schedule pod.
 func (x *explainStore) add(pod *corev1.Pod, d Decision) {
 	k := podKey{pod.Namespace, pod.Name}
-	h := x.history[k]
-	if len(h) >= x.perPod {
-		copy(h, h[1:])
-		h = h[:len(h)-1]
+	r := x.last[k]
+	switch {
+	case r == nil:
+		r = new(decisionRec)
+		x.last[k] = r
+	case x.perPod > 1: // the last attempt becomes an earlier one
+		e := x.earlier[k]
+		if len(e) >= x.perPod-1 {
+			copy(e, e[1:])
+			e = e[:len(e)-1]
+		}
+		x.earlier[k] = append(e, *r)
 	}
-	x.history[k] = append(h, compactDecision(&d))
+	*r = compactDecision(&d)
 }
 
-func (x *explainStore) forget(pod *corev1.Pod) { delete(x.history, podKey{pod.Namespace, pod.Name}) }
+func (x *explainStore) forget(pod *corev1.Pod) {
+	k := podKey{pod.Namespace, pod.Name}
+	delete(x.last, k)
+	delete(x.earlier, k)
+}
 
 // explain returns copies of a pod's decisions with the node records still
 // kept filled in.
 func (x *explainStore) explain(key podKey) []Decision {
-	h := x.history[key]
-	out := make([]Decision, len(h))
-	for i := range h {
-		d := h[i].decision(key)
-		d.fill()
-		if x.kept(&d) {
-			d.Nodes = make([]NodeRecord, d.n)
-			scored := 0
-			mask := uint64(len(x.raw) - 1)
-			for j := range d.Nodes {
-				r := x.at(d.pos + uint64(j))
-				d.Nodes[j] = NodeRecord{Node: r.node, Filter: r.filter, Status: r.status}
-				if r.filter >= 0 || d.Scored == 0 {
+	last := x.last[key]
+	if last == nil {
+		return []Decision{}
+	}
+	earlier := x.earlier[key]
+	out := make([]Decision, 0, len(earlier)+1)
+	for i := range earlier {
+		out = append(out, x.explainOne(key, &earlier[i]))
+	}
+	return append(out, x.explainOne(key, last))
+}
+
+// explainOne is one record as a Decision, with the views of the profile
+// and, while still kept, its node records.
+func (x *explainStore) explainOne(key podKey, r *decisionRec) Decision {
+	d := r.decision(key, x.prof)
+	d.fill()
+	if x.kept(&d) {
+		d.Nodes = make([]NodeRecord, d.n)
+		scored := 0
+		mask := uint64(len(x.raw) - 1)
+		for j := range d.Nodes {
+			r := x.at(d.pos + uint64(j))
+			d.Nodes[j] = NodeRecord{Node: r.node, Filter: r.filter, Status: r.status}
+			if r.filter >= 0 || d.Scored == 0 {
+				continue
+			}
+			nr := &d.Nodes[j]
+			nr.Scored = true
+			k := 0 // the scores of skipped plugins are not stored: they are 0
+			for p := range d.Scorers {
+				if d.Scorers[p].Skipped {
 					continue
 				}
-				nr := &d.Nodes[j]
-				nr.Scored = true
-				k := 0 // the scores of skipped plugins are not stored: they are 0
-				for p := range d.Scorers {
-					if d.Scorers[p].Skipped {
-						continue
-					}
-					at := (d.scorePos + uint64(k*d.Scored+scored)) & mask
-					nr.Raw[p], nr.Score[p] = x.raw[at], x.norm[at]
-					k++
-				}
-				scored++
+				at := (d.scorePos + uint64(k*d.Scored+scored)) & mask
+				nr.Raw[p], nr.Score[p] = x.raw[at], x.norm[at]
+				k++
 			}
+			scored++
 		}
-		out[i] = d
 	}
-	return out
+	return d
 }
 
 // String is the decision in one line.

@@ -78,7 +78,8 @@ func New(env component.Env, cfg Config) *Scheduler {
 		cfg.Plugins = DefaultPlugins()
 	}
 	if cfg.PercentageOfNodesToScore < 0 || cfg.PercentageOfNodesToScore > 100 {
-		// kube-scheduler's configuration validation rejects it too.
+		// kube-scheduler's configuration validation rejects it too (and an
+		// explanation keeps the percentage in a byte).
 		panic("scheduler: percentageOfNodesToScore must be between 0 and 100")
 	}
 	if cfg.AttemptsPerPod == 0 {
@@ -97,7 +98,7 @@ func New(env component.Env, cfg Config) *Scheduler {
 		prof.filterPos[idx] = int8(i)
 	}
 	s := &Scheduler{env: env, cfg: cfg, fw: fw, prof: prof, cache: newCache(),
-		explain: newExplainStore(cfg.NodeRecords, cfg.AttemptsPerPod)}
+		explain: newExplainStore(prof, cfg.NodeRecords, cfg.AttemptsPerPod)}
 	s.lister = &clusterLister{cache: s.cache, st: env.Store}
 	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
 	s.scratch.state = framework.NewCycleState()

@@ -1,0 +1,58 @@
+package scheduler
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
+)
+
+// TestDecisionRecSize keeps the per-pod record compact: every pod keeps
+// one until it is deleted, so at 50,000 pods each byte is 50 kB. 112 bytes
+// is a size class of Go's allocator; one more byte costs 16.
+func TestDecisionRecSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	if got := unsafe.Sizeof(decisionRec{}); got > 112 {
+		t.Errorf("decisionRec is %d bytes, want at most 112: keep rare fields behind failure, derive what can be", got)
+	}
+}
+
+// TestExplainKeepsLastAttempts checks the store keeps the last
+// AttemptsPerPod attempts of a pod, oldest first, each as it was recorded,
+// and keeps no failure text for a successful attempt.
+func TestExplainKeepsLastAttempts(t *testing.T) {
+	s := newBareScheduler(Config{})
+	benchNodes(s, 3)
+	pod := st.MakePod().Name("p").Req("100m", "500Mi").Obj()
+	for i := 1; i <= 5; i++ {
+		qp := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Attempts: i}
+		a := s.schedulePod(qp)
+		if i < 5 {
+			a.decision.Message, a.decision.Preemption = "failed", "preempted nothing"
+		}
+		s.explain.add(pod, a.decision)
+	}
+	d := s.Explain("default", "p")
+	if len(d) != DefaultAttemptsPerPod {
+		t.Fatalf("%d decisions kept, want %d", len(d), DefaultAttemptsPerPod)
+	}
+	for i, want := range []int{3, 4, 5} {
+		if d[i].Attempt != want || d[i].Pod != "default/p" || d[i].Evaluated != 3 || len(d[i].Nodes) != 3 {
+			t.Errorf("decision %d: attempt %d of %s, %d evaluated, %d node records; want attempt %d of default/p, 3, 3",
+				i, d[i].Attempt, d[i].Pod, d[i].Evaluated, len(d[i].Nodes), want)
+		}
+	}
+	if d[0].Message != "failed" || d[0].Preemption != "preempted nothing" || d[2].Message != "" || d[2].Preemption != "" {
+		t.Errorf("messages %q %q, %q %q", d[0].Message, d[0].Preemption, d[2].Message, d[2].Preemption)
+	}
+	if r := s.explain.last[podKey{"default", "p"}]; r.failure != nil {
+		t.Errorf("a successful attempt keeps a failure record")
+	}
+	s.explain.forget(pod)
+	if d := s.Explain("default", "p"); len(d) != 0 {
+		t.Errorf("a deleted pod keeps %d decisions", len(d))
+	}
+}
