@@ -27,8 +27,12 @@ type cache struct {
 // NodeInfo's Pods point to: one allocation for both).
 type cachedPod struct {
 	info framework.PodInfo
-	node string
 }
+
+// node is the node the pod is accounted on: its nodeName, which does not
+// change once the pod is bound (the API server forbids spec updates), so
+// every version of the pod names the same node.
+func (cp *cachedPod) node() string { return cp.info.Pod.Spec.NodeName }
 
 type imageState struct {
 	summary *framework.ImageStateSummary
@@ -206,7 +210,7 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 	if _, ok := c.pods[p.UID]; ok {
 		return nil
 	}
-	cp := &cachedPod{node: p.Spec.NodeName}
+	cp := &cachedPod{}
 	cp.info.Update(p)
 	pi := &cp.info
 	c.pods[p.UID] = cp
@@ -231,7 +235,7 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 		c.AddPod(p)
 		return false
 	}
-	ni := c.nodes[cp.node]
+	ni := c.nodes[cp.node()]
 	old := cp.info.Requests
 	c.topo.podChanged(cp, cp.info.Pod, p, ni)
 	ni.RemovePod(&cp.info)
@@ -248,11 +252,11 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 		return false
 	}
 	delete(c.pods, p.UID)
-	ni := c.nodes[cp.node]
+	ni := c.nodes[cp.node()]
 	c.topo.podChanged(cp, cp.info.Pod, nil, ni)
 	ni.RemovePod(&cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {
-		delete(c.nodes, cp.node)
+		delete(c.nodes, cp.node())
 	}
 	return true
 }

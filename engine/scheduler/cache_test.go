@@ -1,0 +1,17 @@
+package scheduler
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestCachedPodSize keeps the cache's per-pod record within Go's 96-byte
+// size class: every bound pod has one.
+func TestCachedPodSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	if got := unsafe.Sizeof(cachedPod{}); got > 96 {
+		t.Errorf("cachedPod is %d bytes, want at most 96", got)
+	}
+}
