@@ -82,12 +82,13 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	c.ready, c.started = false, false
 	proc, err := workload.Start(spec, now)
 	if err != nil {
+		more := c.life()
 		c.proc = nil
-		c.stage, c.finishedAt = stageExited, now
-		c.exitCode, c.termReason, c.termMessage = 128, workload.ReasonStartError, err.Error()
+		c.stage, more.finishedAt = stageExited, now
+		more.exitCode, more.termReason, more.termMessage = 128, workload.ReasonStartError, err.Error()
 		seq := k.step(p, fmt.Sprintf("container %s failed to start: %s", c.spec.Name, startErrorShort(err)), whyStartError)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
-		c.exitSeq = seq
+		more.exitSeq = seq
 		c.recordLast(128, workload.ReasonStartError, err.Error())
 		return
 	}
@@ -178,11 +179,12 @@ func (k *Kubelet) processWake(p *podState, c *ctr) {
 // the exit and syncs the pod, which restarts it if restartPolicy says so.
 func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	e, _ := c.proc.Exited()
+	more := c.life()
 	k.m.env.Loop.Cancel(c.procTimer)
-	k.m.env.Loop.Cancel(c.peek().killTimer)
+	k.m.env.Loop.Cancel(more.killTimer)
 	k.stopProbes(c)
-	c.stage, c.finishedAt = stageExited, e.At
-	c.exitCode, c.termReason, c.termMessage = e.Code, e.Reason, ""
+	c.stage, more.finishedAt = stageExited, e.At
+	more.exitCode, more.termReason, more.termMessage = e.Code, e.Reason, ""
 	c.recordLast(e.Code, e.Reason, "")
 	var msg, why string
 	switch {
@@ -190,26 +192,25 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 		lim := c.spec.Resources.Limits[corev1.ResourceMemory]
 		msg = fmt.Sprintf("container %s was OOMKilled (exit code 137): its memory use passed its limit of %s", c.spec.Name, lim.String())
 		why = whyOOM
-	case c.peek().killFor != "":
-		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, c.more.killFor, e.Code, e.Reason)
+	case more.killFor != "":
+		msg = fmt.Sprintf("container %s stopped after failing its %s probe: exit code %d (%s)", c.spec.Name, more.killFor, e.Code, e.Reason)
 		why = whyProbeKilled
-		c.more.probeKilled = true
+		more.probeKilled = true
 	default:
 		msg = fmt.Sprintf("container %s exited with code %d (%s)", c.spec.Name, e.Code, e.Reason)
 		why = whyCrashed
 	}
-	if c.more != nil {
-		c.more.killFor = ""
-	}
-	c.exitSeq = k.maintain(p, cause, msg, why)
+	more.killFor = ""
+	more.exitSeq = k.maintain(p, cause, msg, why)
 	k.enqueue(p)
 }
 
 // recordLast keeps the instance that just ended as lastState.
 func (c *ctr) recordLast(code int32, reason, message string) {
-	c.prevLast = c.last
-	c.last = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: message,
-		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
+	more := c.life()
+	more.prevLast = more.last
+	more.last = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: message,
+		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(more.finishedAt.Time()), ContainerID: c.id}
 }
 
 // shouldRestart is the kubelet's ShouldContainerBeRestarted for an exited
@@ -220,7 +221,7 @@ func shouldRestart(pod *corev1.Pod, c *ctr) bool {
 	case corev1.RestartPolicyNever:
 		return false
 	case corev1.RestartPolicyOnFailure:
-		return c.exitCode != 0
+		return c.peek().exitCode != 0
 	}
 	return true
 }
@@ -241,27 +242,27 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 	now := k.now()
 	more := c.life()
 	b := &more.crash
-	ts := c.finishedAt
+	ts := more.finishedAt
 	if more.probeKilled {
 		// The kubelet killed it itself and starts it again in the same
 		// sync, whose view of the pod predates the kill: the back-off is
 		// asked about the exit before (doBackOff finds no exited
 		// container the first time, so it neither waits nor records).
 		more.probeKilled = false
-		if c.prevLast == nil {
-			c.stage, c.reason, c.message = stageWaiting, "", ""
+		if more.prevLast == nil {
+			c.stage, more.reason, more.message = stageWaiting, "", ""
 			c.restarting = true
-			k.maintain(p, c.exitSeq, fmt.Sprintf("restarting container %s at once: it has no earlier exit to back off from", c.spec.Name), whyRestart)
+			k.maintain(p, more.exitSeq, fmt.Sprintf("restarting container %s at once: it has no earlier exit to back off from", c.spec.Name), whyRestart)
 			return true
 		}
-		ts = sim.FromTime(c.prevLast.FinishedAt.Time)
+		ts = sim.FromTime(more.prevLast.FinishedAt.Time)
 	}
 	if b.set && !b.expired(ts, cfg.CrashLoopBackOffReset) && now-ts < b.delay {
-		if c.reason != ReasonCrashLoopBackOff || more.backOffUntil != ts+b.delay {
-			c.reason = ReasonCrashLoopBackOff
-			c.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", b.delay.Duration(), c.spec.Name, formatPod(p.pod))
+		if more.reason != ReasonCrashLoopBackOff || more.backOffUntil != ts+b.delay {
+			more.reason = ReasonCrashLoopBackOff
+			more.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", b.delay.Duration(), c.spec.Name, formatPod(p.pod))
 			more.backOffUntil = ts + b.delay
-			seq := k.maintain(p, c.exitSeq, fmt.Sprintf("back-off %s restarting failed container %s (restart %d waits until %s)",
+			seq := k.maintain(p, more.exitSeq, fmt.Sprintf("back-off %s restarting failed container %s (restart %d waits until %s)",
 				b.delay.Duration(), c.spec.Name, c.restarts+1, more.backOffUntil), whyCrashBackOff)
 			more.backOffSeq = seq
 			k.podEvent(p, c, seq, corev1.EventTypeWarning, "BackOff",
@@ -278,10 +279,10 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 		b.delay = min(2*b.delay, cfg.CrashLoopBackOffMax)
 	}
 	b.set, b.lastUpdate = true, now
-	cause := c.exitSeq
+	cause := more.exitSeq
 	var msg string
 	switch {
-	case c.reason == ReasonCrashLoopBackOff:
+	case more.reason == ReasonCrashLoopBackOff:
 		cause = more.backOffSeq
 		msg = fmt.Sprintf("restarting container %s: its back-off has passed (next back-off %s)", c.spec.Name, b.delay.Duration())
 	case first:
@@ -290,7 +291,7 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 		msg = fmt.Sprintf("restarting container %s at once: it ran long enough since the last back-off (next back-off %s)", c.spec.Name, b.delay.Duration())
 	}
 	k.maintain(p, cause, msg, whyRestart)
-	c.stage, c.reason, c.message = stageWaiting, "", ""
+	c.stage, more.reason, more.message = stageWaiting, "", ""
 	c.restarting = true
 	return true
 }
@@ -326,7 +327,7 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 		exitAt, code = now+b.StopTime, b.StopExitCode
 		how = fmt.Sprintf("sent %s; grace period %s", sig, grace.Duration())
 	}
-	c.exitAt, c.killed = exitAt, code == 137
+	more.exitAt, more.killed = exitAt, code == 137
 	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, more.killFor)
 	if restart {
 		msg += ", will be restarted"

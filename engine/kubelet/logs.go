@@ -63,11 +63,15 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 	now := m.env.Loop.Now()
 	if previous {
 		// kubectl logs --previous reads lastState's container.
+		more := &noMore // its exits
+		if c != nil {
+			more = c.peek()
+		}
 		switch {
-		case c == nil || c.last == nil || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff && c.prevLast == nil:
+		case c == nil || more.last == nil || c.stage == stageExited && more.reason != ReasonCrashLoopBackOff && more.prevLast == nil:
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
-		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited && c.reason != ReasonCrashLoopBackOff:
-			return c.peek().prevLogs, nil // the instance before the current one
+		case c.stage == stageRunning || c.stage == stageStopping || c.stage == stageExited && more.reason != ReasonCrashLoopBackOff:
+			return more.prevLogs, nil // the instance before the current one
 		}
 		return c.logs(now), nil // waiting to restart: lastState is the instance that just ended
 	}
@@ -78,8 +82,8 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 	}
 	if c == nil || c.proc == nil && c.stage < stageRunning {
 		reason := ReasonContainerCreating
-		if c != nil && c.reason != "" {
-			reason = c.reason
+		if c != nil && c.peek().reason != "" {
+			reason = c.peek().reason
 		}
 		switch reason {
 		case ReasonErrImagePull:

@@ -60,47 +60,59 @@ const (
 )
 
 // ctr is a container as the kubelet and the simulated runtime know it.
+//
+// A node keeps one per container, and most containers start and then run
+// quietly: ctr holds only what every one of them needs on the way. What a
+// container needs only once something happens to it (a waiting reason
+// other than ContainerCreating, a stop, an exit, probes, back-offs) is in
+// its ctrMore, so that a quiet container is 96 bytes rather than 208.
 type ctr struct {
 	spec  *corev1.Container
 	image *imageRef       // spec.Image parsed, shared with every container that names it
 	img   *workload.Image // the image it was created from
-
-	reason, message string // waiting reason when not ContainerCreating
-	id              string // containerd://...
-
-	startedAt  sim.Tick
-	exitAt     sim.Tick // when it exits (or is killed) after the stop signal
-	finishedAt sim.Tick
-	termReason string
+	id    string          // containerd://...
 
 	// The process and its life after the start (containers.go, probes.go).
-	proc        *workload.Process
-	procTimer   *sim.Timer
-	procFn      func()
-	termMessage string
-	startSeq    uint64                           // the trace step that started the current instance
-	exitSeq     uint64                           // the trace step of its exit
-	last        *corev1.ContainerStateTerminated // the latest instance that ended
-	prevLast    *corev1.ContainerStateTerminated // the one before it
+	startedAt sim.Tick
+	proc      *workload.Process
+	procTimer *sim.Timer
+	procFn    func()
+	startSeq  uint64 // the trace step that started the current instance
 
 	more *ctrMore // nil until needed (ctr.life)
 
-	// The small fields last, packed together (208 bytes rather than 224):
-	// a node keeps one ctr per container.
-	exitCode   int32
+	// The small fields last, packed together.
 	restarts   int32
 	stage      stage
-	killed     bool // SIGKILL at the end of the grace period
 	restarting bool // a restart is under way: the next create counts
 	ready      bool // the readiness probe's result
 	started    bool // the startup probe's result (true without one)
 }
 
-// ctrMore is what only some containers need: probes, a failed pull's
-// back-off, a crash loop, a probe's kill, a learner's break. A container
-// gets it the first time one of them happens, so that the many that run
-// quietly stay small.
+// ctrMore is what only some containers need: a waiting reason, a stop and
+// an exit, probes, a failed pull's back-off, a crash loop, a probe's kill,
+// a learner's break. A container gets it the first time one of them
+// happens, so that the many that run quietly stay small. Reads go through
+// peek, which finds the zero ctrMore (no reason, no exit) for the others.
 type ctrMore struct {
+	// Why the container is waiting, when it is not ContainerCreating
+	// (set by ctr.wait).
+	reason, message string
+
+	// Its stop (stopContainer, probeKill) and its exits: the current state
+	// once it has exited, and the two instances that ended last as
+	// lastState.
+	exitAt      sim.Tick // when it exits (or is killed) after the stop signal
+	finishedAt  sim.Tick
+	exitCode    int32
+	killed      bool // SIGKILL at the end of the grace period
+	probeKilled bool // its last exit was the kubelet's kill for a probe
+	termReason  string
+	termMessage string
+	exitSeq     uint64                           // the trace step of its exit
+	last        *corev1.ContainerStateTerminated // the latest instance that ended
+	prevLast    *corev1.ContainerStateTerminated // the one before it
+
 	probes [numProbeKinds]*prober
 
 	backoff     backOff
@@ -108,7 +120,6 @@ type ctrMore struct {
 
 	killTimer    *sim.Timer
 	killFor      string // "liveness" or "startup" while a probe's kill is under way
-	probeKilled  bool   // its last exit was the kubelet's kill for a probe
 	backOffSeq   uint64 // the trace step that put it in CrashLoopBackOff
 	prevLogs     []LogLine
 	crash        crashBackOff
@@ -136,6 +147,16 @@ func (c *ctr) peek() *ctrMore {
 		return &noMore
 	}
 	return c.more
+}
+
+// wait sets the container's waiting reason and message. No reason is
+// ContainerCreating, the usual one, which needs no ctrMore.
+func (c *ctr) wait(reason, message string) {
+	if reason == "" && c.more == nil {
+		return
+	}
+	m := c.life()
+	m.reason, m.message = reason, message
 }
 
 // podState is the kubelet's record of one pod bound to its node.
@@ -387,7 +408,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			return
 		}
 		c.img = r.img
-		c.reason, c.message = "", ""
+		c.wait("", "")
 		if c.more != nil {
 			c.more.prevPullErr = ""
 		}
@@ -485,7 +506,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "InspectFailed", msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
-		c.reason, c.message = ReasonInvalidImageName, msg
+		c.wait(ReasonInvalidImageName, msg)
 		return false
 	}
 	policy := c.spec.ImagePullPolicy
@@ -496,7 +517,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
 		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
 		c.img = img
-		c.reason, c.message = "", ""
+		c.wait("", "")
 		return true
 	}
 	if policy == corev1.PullNever {
@@ -505,7 +526,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 			c.spec.Name, image), whyNeverPull)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, ReasonErrImageNeverPull, msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImageNeverPull)
-		c.reason, c.message = ReasonErrImageNeverPull, msg
+		c.wait(ReasonErrImageNeverPull, msg)
 		return false
 	}
 	now := k.now()
@@ -514,10 +535,10 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		seq := k.step(p, fmt.Sprintf("back-off pulling image %q: next try in %s", image, (more.backoff.expiry()-now).Duration()), whyBackOff)
 		k.podEvent(p, c, seq, corev1.EventTypeNormal, "BackOff", msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonImagePullBackOff)
-		c.reason, c.message = ReasonImagePullBackOff, msg
 		if more.prevPullErr != "" {
-			c.message += ": " + more.prevPullErr
+			msg += ": " + more.prevPullErr
 		}
+		c.wait(ReasonImagePullBackOff, msg)
 		return false
 	}
 	r := &pullRequest{p: p, c: c, requested: now}
@@ -540,7 +561,7 @@ func (k *Kubelet) pullFailed(p *podState, c *ctr, err *workload.PullError) {
 	k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
 	more := c.life()
 	more.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
-	c.reason, c.message = ReasonErrImagePull, msg
+	c.wait(ReasonErrImagePull, msg)
 	more.prevPullErr = ReasonErrImagePull + ": " + msg
 }
 
@@ -553,11 +574,12 @@ func (k *Kubelet) scheduleResync(p *podState) {
 	now := k.now()
 	at := sim.Tick(-1)
 	for _, c := range p.ctrs {
-		if c.stage != stageWaiting || c.reason == "" {
+		reason := c.peek().reason
+		if c.stage != stageWaiting || reason == "" {
 			continue
 		}
 		var t sim.Tick
-		switch c.reason {
+		switch reason {
 		case ReasonErrImagePull:
 			t = now + cfg.RelistPeriod
 		case ReasonImagePullBackOff:
@@ -635,22 +657,23 @@ func (k *Kubelet) syncTerminating(p *podState) {
 		// A second delete may shorten the grace period.
 		deadline := p.killStart + k.gracePeriod(p)
 		for _, c := range p.ctrs {
-			if c.stage == stageStopping && c.exitAt > deadline {
-				c.exitAt, c.killed = max(deadline, now), true
+			if c.stage == stageStopping && c.peek().exitAt > deadline {
+				more := c.life()
+				more.exitAt, more.killed = max(deadline, now), true
 			}
 		}
 	} else if p.op == opKill {
 		p.op, p.opDone = opNone, false
 		for _, c := range p.ctrs {
-			if c.stage == stageStopping && c.exitAt <= now {
+			if c.stage == stageStopping && c.peek().exitAt <= now {
 				k.containerExited(p, c)
 			}
 		}
 	}
 	next := sim.Tick(-1)
 	for _, c := range p.ctrs {
-		if c.stage == stageStopping && (next < 0 || c.exitAt < next) {
-			next = c.exitAt
+		if at := c.peek().exitAt; c.stage == stageStopping && (next < 0 || at < next) {
+			next = at
 		}
 	}
 	if next >= 0 {
@@ -676,11 +699,12 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 		sig += " (the image's STOPSIGNAL)"
 	}
 	var msg string
+	more := c.life()
 	if b.IgnoresSIGTERM || b.StopTime >= grace {
-		c.exitAt, c.killed = now+grace, true
+		more.exitAt, more.killed = now+grace, true
 		msg = fmt.Sprintf("stopping container %s: sent %s, SIGKILL in %s if it is still running", c.spec.Name, sig, grace.Duration())
 	} else {
-		c.exitAt = now + b.StopTime
+		more.exitAt = now + b.StopTime
 		msg = fmt.Sprintf("stopping container %s: sent %s; grace period %s", c.spec.Name, sig, grace.Duration())
 	}
 	seq := k.step(p, msg, whyKilling)
@@ -688,29 +712,30 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 }
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {
-	c.stage, c.finishedAt = stageExited, k.now()
-	c.termMessage = ""
-	if c.killed {
-		c.exitCode, c.termReason = 137, "Error"
+	more := c.life()
+	c.stage, more.finishedAt = stageExited, k.now()
+	more.termMessage = ""
+	if more.killed {
+		more.exitCode, more.termReason = 137, "Error"
 		if c.proc != nil {
-			c.proc.Kill(c.finishedAt, 137)
+			c.proc.Kill(more.finishedAt, 137)
 		}
-		c.recordLast(c.exitCode, c.termReason, "")
+		c.recordLast(more.exitCode, more.termReason, "")
 		k.step(p, fmt.Sprintf("container %s was still running at the end of the grace period: killed with SIGKILL (exit code 137)",
 			c.spec.Name), whySIGKILL)
 		return
 	}
-	c.exitCode = c.img.Behavior.StopExitCode
+	more.exitCode = c.img.Behavior.StopExitCode
 	if c.proc != nil {
-		c.exitCode = c.proc.StopBehavior().StopExitCode
-		c.proc.Kill(c.finishedAt, c.exitCode)
+		more.exitCode = c.proc.StopBehavior().StopExitCode
+		c.proc.Kill(more.finishedAt, more.exitCode)
 	}
-	c.termReason = "Completed"
-	if c.exitCode != 0 {
-		c.termReason = "Error"
+	more.termReason = "Completed"
+	if more.exitCode != 0 {
+		more.termReason = "Error"
 	}
-	c.recordLast(c.exitCode, c.termReason, "")
-	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, c.exitCode), whyExited)
+	c.recordLast(more.exitCode, more.termReason, "")
+	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, more.exitCode), whyExited)
 }
 
 // finishTermination records the terminal phase and removes the pod object
@@ -925,44 +950,45 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 		cs.ImageID = c.img.DigestRef()
 		cs.ContainerID = c.id
 	}
+	more := c.peek() // the waiting reason and the exits
 	switch c.stage {
 	case stageWaiting, stageCreating, stageStarting:
-		if terminal && c.last != nil {
+		if terminal && more.last != nil {
 			running()
-			cs.State.Terminated = c.last
+			cs.State.Terminated = more.last
 			break
 		}
 		if terminal {
 			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: 137, Reason: reasonStatusUnknown, Message: msgStatusUnknown}
 			break
 		}
-		if c.last != nil {
-			cs.LastTerminationState.Terminated = c.last
+		if more.last != nil {
+			cs.LastTerminationState.Terminated = more.last
 			cs.ImageID = c.img.DigestRef()
 		}
-		if c.reason == "" {
+		if more.reason == "" {
 			cs.State.Waiting = waitingCreating
 		} else {
-			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: more.reason, Message: more.message}
 		}
 	case stageRunning, stageStopping:
 		running()
 		cs.Started, cs.Ready = boolPtr(c.started), c.containerReady()
 		cs.State.Running = k.m.runningSince(c.startedAt)
-		if c.last != nil {
-			cs.LastTerminationState.Terminated = c.last
+		if more.last != nil {
+			cs.LastTerminationState.Terminated = more.last
 		}
 	case stageExited:
 		running()
-		if c.reason == ReasonCrashLoopBackOff && !terminal {
-			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}
-			cs.LastTerminationState.Terminated = c.last
+		if more.reason == ReasonCrashLoopBackOff && !terminal {
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: more.reason, Message: more.message}
+			cs.LastTerminationState.Terminated = more.last
 			break
 		}
-		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
-			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(c.finishedAt.Time()), ContainerID: c.id}
-		if c.prevLast != nil {
-			cs.LastTerminationState.Terminated = c.prevLast
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: more.exitCode, Reason: more.termReason, Message: more.termMessage,
+			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(more.finishedAt.Time()), ContainerID: c.id}
+		if more.prevLast != nil {
+			cs.LastTerminationState.Terminated = more.prevLast
 		}
 	}
 	return cs
