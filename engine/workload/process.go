@@ -51,7 +51,9 @@ type Exit struct {
 //
 // A cluster runs one per container, so it keeps only what it needs after
 // the start: the hostname, IP and environment (for logs and exec probes),
-// not the whole ProcessSpec.
+// not the whole ProcessSpec. Its end is a time, a code and a flag, not an
+// Exit (the code and the flag say the reason) beside a time for the OOM
+// killer: 96 bytes, an allocator size class, rather than 128.
 type Process struct {
 	hostname, ip string
 	env          map[string]string
@@ -69,21 +71,26 @@ type Process struct {
 	// pays for one, and a filesystem made later is the same fresh one.
 	fs *shell.FS
 
-	oomAt  sim.Tick // -1: never
-	stopAt sim.Tick
-	exit   Exit
+	stopAt sim.Tick // when the stop signal was sent; -1: not yet
 
-	own     bool // running the image's own program (not a shell script)
-	silent  bool // the command was overridden by one we cannot know: prints nothing
-	exited  bool
-	stopped bool
+	// How the process ends (Exited). An image's own program knows from
+	// the start whether and when it will end, by itself or by the OOM
+	// killer, whichever comes first (planned); a script ends when it
+	// exits, and any process when it is killed.
+	exitAt   sim.Tick
+	exitCode int32
+	oom      bool // the end is the OOM killer's: reason OOMKilled
+	exited   bool
+
+	own    bool // running the image's own program (not a shell script)
+	silent bool // the command was overridden by one we cannot know: prints nothing
 }
 
 // Start starts a process at now; it fails with a *StartError if the
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, oomAt: -1, mode: img.ownMode()}
+	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, stopAt: -1, mode: img.ownMode()}
 	switch {
 	case len(spec.Command) == 0 && len(spec.Args) == 0:
 		p.own = true
@@ -119,14 +126,18 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	}
 	b := &p.mode.Behavior
 	if p.own && b.Exits {
-		p.exit = Exit{Code: b.ExitCode, Reason: reasonFor(b.ExitCode), At: now + b.ExitAfter}
+		p.exitAt, p.exitCode = now+b.ExitAfter, b.ExitCode
 	}
 	if lim := spec.MemoryLimitBytes; lim > 0 && p.own {
+		oomAt := sim.Tick(-1)
 		switch {
 		case b.MemoryBytes > lim:
-			p.oomAt = now + p.mode.StartupTime
+			oomAt = now + p.mode.StartupTime
 		case b.MemoryGrowthBytesPerSecond > 0:
-			p.oomAt = now + sim.Tick((lim-b.MemoryBytes)*int64(sim.Second)/b.MemoryGrowthBytesPerSecond) + 1
+			oomAt = now + sim.Tick((lim-b.MemoryBytes)*int64(sim.Second)/b.MemoryGrowthBytesPerSecond) + 1
+		}
+		if oomAt >= 0 && (!b.Exits || oomAt <= p.exitAt) {
+			p.exitAt, p.exitCode, p.oom = oomAt, 137, true // the OOM killer comes first
 		}
 	}
 	p.run(now)
@@ -145,22 +156,19 @@ func reasonFor(code int32) string {
 	return ReasonError
 }
 
+// planned reports whether the process is an image's own program that
+// ends by itself or by the OOM killer, at exitAt.
+func (p *Process) planned() bool { return p.own && (p.mode.Behavior.Exits || p.oom) }
+
 // run steps the script (if any) at now and notes when it ends.
 func (p *Process) run(now sim.Tick) {
 	if p.sh != nil && !p.exited {
 		if st := p.sh.Run(now); st.Exited {
-			p.exited = true
-			p.exit = Exit{Code: int32(st.Code), Reason: reasonFor(int32(st.Code)), At: now}
+			p.exited, p.exitAt, p.exitCode = true, now, int32(st.Code)
 		}
 	}
-	if p.own && !p.exited {
-		b := &p.mode.Behavior
-		if p.oomAt >= 0 && p.oomAt <= now && (!b.Exits || p.oomAt <= p.exit.At) {
-			p.exited = true
-			p.exit = Exit{Code: 137, Reason: ReasonOOMKilled, At: p.oomAt}
-		} else if b.Exits && p.exit.At <= now {
-			p.exited = true
-		}
+	if !p.exited && p.planned() && p.exitAt <= now {
+		p.exited = true
 	}
 }
 
@@ -181,12 +189,8 @@ func (p *Process) Next() (sim.Tick, bool) {
 			consider(t)
 		}
 	}
-	if p.own {
-		b := &p.mode.Behavior
-		if b.Exits {
-			consider(p.exit.At)
-		}
-		consider(p.oomAt)
+	if p.planned() {
+		consider(p.exitAt)
 	}
 	return at, at >= 0
 }
@@ -218,15 +222,23 @@ func (p *Process) Step(now sim.Tick) bool {
 }
 
 // Exited reports how the process ended, once it has.
-func (p *Process) Exited() (Exit, bool) { return p.exit, p.exited }
+func (p *Process) Exited() (Exit, bool) {
+	if !p.exited {
+		return Exit{}, false
+	}
+	reason := reasonFor(p.exitCode)
+	if p.oom {
+		reason = ReasonOOMKilled
+	}
+	return Exit{Code: p.exitCode, Reason: reason, At: p.exitAt}, true
+}
 
 // Kill ends the process now with code: SIGKILL gives 137, reason Error.
 func (p *Process) Kill(now sim.Tick, code int32) {
 	if p.exited {
 		return
 	}
-	p.exited = true
-	p.exit = Exit{Code: code, Reason: reasonFor(code), At: now}
+	p.exited, p.exitAt, p.exitCode, p.oom = true, now, code, false
 }
 
 // StopBehavior is how the process reacts to its stop signal: the signal's
@@ -244,8 +256,8 @@ func (p *Process) StopBehavior() Behavior {
 
 // Stop records that the stop signal was sent at now (for the logs).
 func (p *Process) Stop(now sim.Tick) {
-	if !p.stopped {
-		p.stopped, p.stopAt = true, now
+	if p.stopAt < 0 {
+		p.stopAt = now
 	}
 }
 
@@ -281,7 +293,7 @@ func (p *Process) Logs(now sim.Tick) []PrintedLine {
 	var out []PrintedLine
 	end := now
 	if p.exited {
-		end = min(end, p.exit.At)
+		end = min(end, p.exitAt)
 	}
 	if p.sh != nil {
 		for _, l := range p.sh.Output() {
@@ -304,14 +316,14 @@ func (p *Process) Logs(now sim.Tick) []PrintedLine {
 		}
 	}
 	runEnd := end
-	if p.stopped {
+	if p.stopAt >= 0 {
 		runEnd = min(runEnd, p.stopAt)
 	}
 	emit(p.start, runEnd, p.mode.Logs)
 	if b := p.mode.Behavior; b.Exits {
 		emit(p.start, runEnd, b.ExitLogs)
 	}
-	if p.stopped {
+	if p.stopAt >= 0 {
 		emit(p.stopAt, end, p.mode.Behavior.StopLogs)
 	}
 	return out
