@@ -445,7 +445,7 @@ func (k *Kubelet) stop() {
 	loop.Cancel(k.hbTimer)
 	for _, p := range k.pods {
 		loop.Cancel(p.timer)
-		loop.Cancel(p.retry)
+		loop.Cancel(p.peek().retry)
 		for _, c := range p.ctrs {
 			k.stopContainerTimers(c)
 		}

@@ -173,17 +173,15 @@ type podState struct {
 	pull  *pullRequest
 	next  int // the container the current sync pass is at
 
-	retry *sim.Timer // when pending, it fires at the retry's time
-
-	killStart sim.Tick
-	spamTAT   sim.Tick // the spam filter's state (allowEvent)
+	spamTAT sim.Tick // the spam filter's state (allowEvent)
 
 	// opFn ends a slow step (after). It is made for the first one and
 	// dropped when a sync pass ends, no step being under way then, so that
-	// a running pod keeps none. retryFn is made at the first retry: most
-	// pods never need one.
-	opFn, retryFn func()
-	obj           string // "pod/<name>", as the trace names it (podState.object)
+	// a running pod keeps none.
+	opFn func()
+	obj  string // "pod/<name>", as the trace names it (podState.object)
+
+	more *podMore // nil until needed (podState.life)
 
 	// The small fields last, packed together: a node keeps one podState
 	// per pod.
@@ -198,6 +196,36 @@ type podState struct {
 	terminating bool
 	deleted     bool // the object is gone from the API
 	finished    bool // terminal status written and deletion requested
+}
+
+// podMore is what only some pods need: a retry after a failure, and the
+// start of a termination. A pod gets it the first time one of them
+// happens, so that the many that start and run stay small (podState is
+// 160 bytes rather than 176). Reads go through peek.
+type podMore struct {
+	retry     *sim.Timer // when pending, it fires at the retry's time
+	retryFn   func()     // made at the first retry
+	killStart sim.Tick   // when the termination began: the grace period counts from it
+}
+
+// life is the pod's podMore, made if it has none yet: for writes.
+func (p *podState) life() *podMore {
+	if p.more == nil {
+		p.more = &podMore{}
+	}
+	return p.more
+}
+
+// noPodMore is what a pod without a podMore reads. Never written.
+var noPodMore podMore
+
+// peek is the pod's podMore, or the zero one if it has none: for reads
+// only.
+func (p *podState) peek() *podMore {
+	if p.more == nil {
+		return &noPodMore
+	}
+	return p.more
 }
 
 // object is the pod as the trace names it, "pod/<name>", made once.
@@ -263,7 +291,7 @@ func (k *Kubelet) addPod(key string, pod *corev1.Pod, cause uint64) {
 func (k *Kubelet) forget(p *podState) {
 	loop := k.m.env.Loop
 	loop.Cancel(p.timer)
-	loop.Cancel(p.retry)
+	loop.Cancel(p.peek().retry)
 	for _, c := range p.ctrs {
 		k.stopContainerTimers(c)
 	}
@@ -296,19 +324,20 @@ func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
 }
 
 func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
-	if p.retry.Pending() {
-		if p.retry.At() <= at {
+	more := p.life()
+	if more.retry.Pending() {
+		if more.retry.At() <= at {
 			return
 		}
-		k.m.env.Loop.Cancel(p.retry)
+		k.m.env.Loop.Cancel(more.retry)
 	}
-	if p.retryFn == nil {
-		p.retryFn = func() {
-			p.retry = nil
+	if more.retryFn == nil {
+		more.retryFn = func() {
+			more.retry = nil
 			k.enqueue(p)
 		}
 	}
-	p.retry = k.m.env.Loop.At(at, k.retryLabel, p.retryFn)
+	more.retry = k.m.env.Loop.At(at, k.retryLabel, more.retryFn)
 }
 
 // step records a pod's next step in the trace, following the previous one.
@@ -621,13 +650,13 @@ func (k *Kubelet) syncTerminating(p *podState) {
 	if !p.terminating {
 		p.terminating = true
 		loop.Cancel(p.timer)
-		loop.Cancel(p.retry)
+		loop.Cancel(p.peek().retry)
 		if p.pull != nil {
 			p.pull.abandoned = true
 			p.pull = nil
 		}
 		p.op, p.opDone = opNone, false
-		p.killStart = now
+		p.life().killStart = now
 		for _, c := range p.ctrs {
 			k.stopContainerTimers(c)
 		}
@@ -655,7 +684,7 @@ func (k *Kubelet) syncTerminating(p *podState) {
 		}
 	} else if p.op == opKill && !p.opDone {
 		// A second delete may shorten the grace period.
-		deadline := p.killStart + k.gracePeriod(p)
+		deadline := p.peek().killStart + k.gracePeriod(p)
 		for _, c := range p.ctrs {
 			if c.stage == stageStopping && c.peek().exitAt > deadline {
 				more := c.life()
