@@ -82,14 +82,12 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	c.ready, c.started = false, false
 	proc, err := workload.Start(spec, now)
 	if err != nil {
-		more := c.life()
 		c.proc = nil
-		c.stage, more.finishedAt = stageExited, now
-		more.exitCode, more.termReason, more.termMessage = 128, workload.ReasonStartError, err.Error()
+		c.stage = stageExited
+		c.recordExit(now, 128, workload.ReasonStartError, err.Error())
 		seq := k.step(p, fmt.Sprintf("container %s failed to start: %s", c.spec.Name, startErrorShort(err)), whyStartError)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
-		more.exitSeq = seq
-		c.recordLast(128, workload.ReasonStartError, err.Error())
+		c.life().exitSeq = seq
 		return
 	}
 	c.proc = proc
@@ -183,9 +181,8 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	k.m.env.Loop.Cancel(c.procTimer)
 	k.m.env.Loop.Cancel(more.killTimer)
 	k.stopProbes(c)
-	c.stage, more.finishedAt = stageExited, e.At
-	more.exitCode, more.termReason, more.termMessage = e.Code, e.Reason, ""
-	c.recordLast(e.Code, e.Reason, "")
+	c.stage = stageExited
+	c.recordExit(e.At, e.Code, e.Reason, "")
 	var msg, why string
 	switch {
 	case e.Reason == workload.ReasonOOMKilled:
@@ -205,12 +202,14 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	k.enqueue(p)
 }
 
-// recordLast keeps the instance that just ended as lastState.
-func (c *ctr) recordLast(code int32, reason, message string) {
+// recordExit notes how the current instance ended, at finishedAt: its
+// state while the container stays exited, and its lastState once it waits
+// to restart or runs again (the instance before moves to prevLast).
+func (c *ctr) recordExit(finishedAt sim.Tick, code int32, reason, message string) {
 	more := c.life()
 	more.prevLast = more.last
 	more.last = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: message,
-		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(more.finishedAt.Time()), ContainerID: c.id}
+		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(finishedAt.Time()), ContainerID: c.id}
 }
 
 // shouldRestart is the kubelet's ShouldContainerBeRestarted for an exited
@@ -221,7 +220,7 @@ func shouldRestart(pod *corev1.Pod, c *ctr) bool {
 	case corev1.RestartPolicyNever:
 		return false
 	case corev1.RestartPolicyOnFailure:
-		return c.peek().exitCode != 0
+		return c.peek().last.ExitCode != 0 // exited: last is this exit
 	}
 	return true
 }
@@ -242,7 +241,7 @@ func (k *Kubelet) restartExited(p *podState, c *ctr) bool {
 	now := k.now()
 	more := c.life()
 	b := &more.crash
-	ts := more.finishedAt
+	ts := sim.FromTime(more.last.FinishedAt.Time)
 	if more.probeKilled {
 		// The kubelet killed it itself and starts it again in the same
 		// sync, whose view of the pod predates the kill: the back-off is

@@ -99,19 +99,14 @@ type ctrMore struct {
 	// (set by ctr.wait).
 	reason, message string
 
-	// Its stop (stopContainer, probeKill) and its exits: the current state
-	// once it has exited, and the two instances that ended last as
+	// Its stop (stopContainer, probeKill) and its exits (recordExit).
+	// While it stays exited, last is its state and prevLast its
+	// lastState; once it waits to restart or runs again, last is its
 	// lastState.
-	exitAt      sim.Tick // when it exits (or is killed) after the stop signal
-	finishedAt  sim.Tick
-	exitCode    int32
-	killed      bool // SIGKILL at the end of the grace period
-	probeKilled bool // its last exit was the kubelet's kill for a probe
-	termReason  string
-	termMessage string
-	exitSeq     uint64                           // the trace step of its exit
-	last        *corev1.ContainerStateTerminated // the latest instance that ended
-	prevLast    *corev1.ContainerStateTerminated // the one before it
+	exitAt   sim.Tick                         // when it exits (or is killed) after the stop signal
+	exitSeq  uint64                           // the trace step of its exit
+	last     *corev1.ContainerStateTerminated // the latest instance that ended
+	prevLast *corev1.ContainerStateTerminated // the one before it
 
 	probes [numProbeKinds]*prober
 
@@ -124,9 +119,12 @@ type ctrMore struct {
 	prevLogs     []LogLine
 	crash        crashBackOff
 	backOffUntil sim.Tick
+	brokeSeq     [numProbeKinds]uint64 // the trace steps of the breaks
 
-	broken   [numProbeKinds]bool // a learner's `break`
-	brokeSeq [numProbeKinds]uint64
+	// The small fields last, packed together.
+	killed      bool                // SIGKILL at the end of the grace period
+	probeKilled bool                // its last exit was the kubelet's kill for a probe
+	broken      [numProbeKinds]bool // a learner's `break`
 }
 
 // life is the container's ctrMore, made if it has none yet: for writes.
@@ -741,30 +739,28 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 }
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {
-	more := c.life()
-	c.stage, more.finishedAt = stageExited, k.now()
-	more.termMessage = ""
-	if more.killed {
-		more.exitCode, more.termReason = 137, "Error"
+	now := k.now()
+	c.stage = stageExited
+	if c.peek().killed {
 		if c.proc != nil {
-			c.proc.Kill(more.finishedAt, 137)
+			c.proc.Kill(now, 137)
 		}
-		c.recordLast(more.exitCode, more.termReason, "")
+		c.recordExit(now, 137, "Error", "")
 		k.step(p, fmt.Sprintf("container %s was still running at the end of the grace period: killed with SIGKILL (exit code 137)",
 			c.spec.Name), whySIGKILL)
 		return
 	}
-	more.exitCode = c.img.Behavior.StopExitCode
+	code := c.img.Behavior.StopExitCode
 	if c.proc != nil {
-		more.exitCode = c.proc.StopBehavior().StopExitCode
-		c.proc.Kill(more.finishedAt, more.exitCode)
+		code = c.proc.StopBehavior().StopExitCode
+		c.proc.Kill(now, code)
 	}
-	more.termReason = "Completed"
-	if more.exitCode != 0 {
-		more.termReason = "Error"
+	reason := "Completed"
+	if code != 0 {
+		reason = "Error"
 	}
-	c.recordLast(more.exitCode, more.termReason, "")
-	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, more.exitCode), whyExited)
+	c.recordExit(now, code, reason, "")
+	k.step(p, fmt.Sprintf("container %s exited with code %d", c.spec.Name, code), whyExited)
 }
 
 // finishTermination records the terminal phase and removes the pod object
@@ -1014,8 +1010,7 @@ func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus 
 			cs.LastTerminationState.Terminated = more.last
 			break
 		}
-		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: more.exitCode, Reason: more.termReason, Message: more.termMessage,
-			StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(more.finishedAt.Time()), ContainerID: c.id}
+		cs.State.Terminated = more.last // this exit (recordExit)
 		if more.prevLast != nil {
 			cs.LastTerminationState.Terminated = more.prevLast
 		}
