@@ -96,7 +96,7 @@ type ctr struct {
 // peek, which finds the zero ctrMore (no reason, no exit) for the others.
 type ctrMore struct {
 	// Why the container is waiting, when it is not ContainerCreating
-	// (set by ctr.wait).
+	// (set by ctr.setWaiting).
 	reason, message string
 
 	// Its stop (stopContainer, probeKill) and its exits (recordExit).
@@ -147,9 +147,9 @@ func (c *ctr) peek() *ctrMore {
 	return c.more
 }
 
-// wait sets the container's waiting reason and message. No reason is
+// setWaiting sets the container's waiting reason and message. No reason is
 // ContainerCreating, the usual one, which needs no ctrMore.
-func (c *ctr) wait(reason, message string) {
+func (c *ctr) setWaiting(reason, message string) {
 	if reason == "" && c.more == nil {
 		return
 	}
@@ -435,7 +435,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			return
 		}
 		c.img = r.img
-		c.wait("", "")
+		c.setWaiting("", "")
 		if c.more != nil {
 			c.more.prevPullErr = ""
 		}
@@ -533,7 +533,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "InspectFailed", msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
-		c.wait(ReasonInvalidImageName, msg)
+		c.setWaiting(ReasonInvalidImageName, msg)
 		return false
 	}
 	policy := c.spec.ImagePullPolicy
@@ -544,7 +544,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
 		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
 		c.img = img
-		c.wait("", "")
+		c.setWaiting("", "")
 		return true
 	}
 	if policy == corev1.PullNever {
@@ -553,7 +553,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 			c.spec.Name, image), whyNeverPull)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, ReasonErrImageNeverPull, msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImageNeverPull)
-		c.wait(ReasonErrImageNeverPull, msg)
+		c.setWaiting(ReasonErrImageNeverPull, msg)
 		return false
 	}
 	now := k.now()
@@ -565,7 +565,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		if more.prevPullErr != "" {
 			msg += ": " + more.prevPullErr
 		}
-		c.wait(ReasonImagePullBackOff, msg)
+		c.setWaiting(ReasonImagePullBackOff, msg)
 		return false
 	}
 	r := &pullRequest{p: p, c: c, requested: now}
@@ -588,7 +588,7 @@ func (k *Kubelet) pullFailed(p *podState, c *ctr, err *workload.PullError) {
 	k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonErrImagePull)
 	more := c.life()
 	more.backoff.next(k.now(), cfg.ImageBackOffInitial, cfg.ImageBackOffMax)
-	c.wait(ReasonErrImagePull, msg)
+	c.setWaiting(ReasonErrImagePull, msg)
 	more.prevPullErr = ReasonErrImagePull + ": " + msg
 }
 
