@@ -12,10 +12,10 @@ import (
 // process's stdout) never leaks into a test or a script's output.
 //
 // The trace and kubectl printers use it: s.pal.column(trace.Run, text),
-// s.pal.lane(trace.NodeLane, text), s.pal.err(msg), s.pal.warn(reason).
+// s.pal.err(msg), s.pal.warn(reason).
 type palette struct {
 	on                                 bool
-	red, yellow, green, dimC, boldC    *color.Color
+	red, yellow, dimC, boldC           *color.Color
 	declare, schedule, runC, maintainC *color.Color
 }
 
@@ -33,7 +33,7 @@ func newPalette(on bool) palette {
 	// learner can follow a change from Declare to Maintain down the trace.
 	return palette{
 		on:  on,
-		red: mk(color.FgRed), yellow: mk(color.FgYellow), green: mk(color.FgGreen),
+		red: mk(color.FgRed), yellow: mk(color.FgYellow),
 		dimC: mk(color.Faint), boldC: mk(color.Bold),
 		declare: mk(color.FgBlue), schedule: mk(color.FgMagenta),
 		runC: mk(color.FgGreen), maintainC: mk(color.FgCyan),
@@ -54,8 +54,6 @@ func (p palette) err(s string) string { return p.paint(p.red, s) }
 func (p palette) warn(s string) string { return p.paint(p.yellow, s) }
 
 // ok colours a success.
-func (p palette) ok(s string) string { return p.paint(p.green, s) }
-
 // dim colours secondary text (times, sequence numbers).
 func (p palette) dim(s string) string { return p.paint(p.dimC, s) }
 
@@ -73,14 +71,6 @@ func (p palette) column(c trace.Column, s string) string {
 		return p.paint(p.runC, s)
 	case trace.Maintain:
 		return p.paint(p.maintainC, s)
-	}
-	return s
-}
-
-// lane marks the lane: the control plane in bold, nodes plain.
-func (p palette) lane(l trace.Lane, s string) string {
-	if l == trace.ControlPlane {
-		return p.paint(p.boldC, s)
 	}
 	return s
 }

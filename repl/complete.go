@@ -226,10 +226,7 @@ func usageSlots(c *Command) []string {
 	skipValue := false
 	for _, f := range fields {
 		if skipValue {
-			skipValue = false
-			if !strings.HasSuffix(f, "]") {
-				continue
-			}
+			skipValue = false // the flag's value
 			continue
 		}
 		t := f

@@ -80,10 +80,7 @@ func completeLogs(s *Session, args []string, word string) []string {
 		return out
 	}
 	out := s.objectNames(kinds.Pod, ns)
-	for _, k := range []string{"deployment/", "replicaset/", "service/", "pod/"} {
-		out = append(out, k)
-	}
-	return out
+	return append(out, "deployment/", "replicaset/", "service/", "pod/")
 }
 
 func runLogs(s *Session, args []string, _ string) error {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -18,9 +17,6 @@ import (
 // server's etcd compaction interval (5 minutes), so that history read at
 // the end of a chunk has not been compacted yet.
 const advanceChunk = 10 * sim.Second
-
-// untilDefaultTimeout is until's timeout when --timeout is not given.
-const untilDefaultTimeout = 5 * time.Minute
 
 // untilTimeStep is how often until re-evaluates an expression that depends
 // on the clock (now, age, since) when nothing it reads was written.

@@ -457,10 +457,8 @@ func joinText(a, b string) string {
 
 // behaviorState is what normalisation with behavior remembers per HPA.
 type behaviorState struct {
-	Recs       []timedRecommendation
-	Up, Down   []scaleEvent
-	windowUp   int32
-	windowDown int32
+	Recs     []timedRecommendation
+	Up, Down []scaleEvent
 }
 
 // stabilizeWithBehavior is stabilizeRecommendationWithBehaviors: the

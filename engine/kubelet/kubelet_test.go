@@ -14,18 +14,6 @@ import (
 	"github.com/kubeloop/kubeloop/engine/trace"
 )
 
-// podEvents lists the (time, reason) of a pod's Kubernetes Events.
-func (h *harness) podEvents(pod string) []string {
-	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(h.describeEvents("Pod", pod)), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 {
-			out = append(out, f[0]+" "+f[2])
-		}
-	}
-	return out
-}
-
 func TestImagePullBackOffTimings(t *testing.T) {
 	h := newHarness(t, DefaultConfig(), 1)
 	h.addNode("n1", true)
@@ -34,7 +22,7 @@ func TestImagePullBackOffTimings(t *testing.T) {
 	h.advance(30 * sim.Minute)
 
 	// Gaps between a failed pull and the next attempt: the back-off.
-	var failedAt, gaps []sim.Tick
+	var gaps []sim.Tick
 	var lastFail sim.Tick = -1
 	for _, e := range h.tr.All() {
 		if e.Component != "kubelet/n1" {
@@ -42,7 +30,6 @@ func TestImagePullBackOffTimings(t *testing.T) {
 		}
 		switch {
 		case strings.HasPrefix(e.Message, "failed to pull image"):
-			failedAt = append(failedAt, e.T)
 			lastFail = e.T
 		case strings.HasPrefix(e.Message, "pulling image") && lastFail >= 0:
 			gaps = append(gaps, e.T-lastFail)

@@ -33,7 +33,6 @@ func makePod(name string) *podBuilder {
 
 func (b *podBuilder) obj() *corev1.Pod                    { return b.p }
 func (b *podBuilder) rv(rv string) *podBuilder            { b.p.ResourceVersion = rv; return b }
-func (b *podBuilder) ns(ns string) *podBuilder            { b.p.Namespace = ns; return b }
 func (b *podBuilder) created(d time.Duration) *podBuilder { b.p.CreationTimestamp = at(d); return b }
 func (b *podBuilder) node(n string) *podBuilder           { b.p.Spec.NodeName = n; return b }
 func (b *podBuilder) phase(ph corev1.PodPhase) *podBuilder {
