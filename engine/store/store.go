@@ -85,9 +85,9 @@ func (e *ErrCompacted) Error() string {
 type bucket struct {
 	// The current versions by key: typed, or encoded for a kind kept at
 	// rest; one map or the other. Each holds only what its kind needs, so
-	// that a slot is 32 or 24 bytes: there is one for every object.
+	// that a slot is 32 or 16 bytes: there is one for every object.
 	typedObjs map[string]Object
-	rest      map[string]*blob
+	rest      restMap
 	atRest    bool     // the kind is kept encoded even while current
 	sorted    []string // keys in order; nil when stale
 	rev       int64    // the revision of the latest write to the kind
@@ -97,7 +97,7 @@ type bucket struct {
 // converted slice does not allocate).
 func (b *bucket) get(key []byte) (entry, bool) {
 	if b.atRest {
-		enc, ok := b.rest[string(key)]
+		enc, ok := getRest(&b.rest, key)
 		return entry{enc: enc}, ok
 	}
 	obj, ok := b.typedObjs[string(key)]
@@ -107,31 +107,33 @@ func (b *bucket) get(key []byte) (entry, bool) {
 // at is the entry at a key the bucket holds.
 func (b *bucket) at(key string) entry {
 	if b.atRest {
-		return entry{enc: b.rest[key]}
+		enc, _ := getRest(&b.rest, key)
+		return entry{enc: enc}
 	}
 	return entry{obj: b.typedObjs[key]}
 }
 
 func (b *bucket) put(key string, e entry) {
 	if b.atRest {
-		b.rest[key] = e.enc
+		b.rest.put(key, e.enc)
 	} else {
 		b.typedObjs[key] = e.obj
 	}
 }
 
 func (b *bucket) del(key string) {
-	delete(b.rest, key)
-	delete(b.typedObjs, key)
+	if b.atRest {
+		b.rest.del(key)
+	} else {
+		delete(b.typedObjs, key)
+	}
 }
 
-func (b *bucket) size() int { return len(b.rest) + len(b.typedObjs) }
+func (b *bucket) size() int { return b.rest.len() + len(b.typedObjs) }
 
 // each calls f for every entry, in no order.
 func (b *bucket) each(f func(key string, e entry)) {
-	for key, enc := range b.rest {
-		f(key, entry{enc: enc})
-	}
+	b.rest.each(func(key string, enc *blob) { f(key, entry{enc: enc}) })
 	for key, obj := range b.typedObjs {
 		f(key, entry{obj: obj})
 	}
@@ -254,7 +256,7 @@ func (s *Store) bucket(k *kinds.Kind) *bucket {
 	if b == nil {
 		b = &bucket{atRest: keptAtRest(k)}
 		if b.atRest {
-			b.rest = map[string]*blob{}
+			b.rest = newRestMap()
 		} else {
 			b.typedObjs = map[string]Object{}
 		}
@@ -356,7 +358,11 @@ func (v Version) Rev(k *kinds.Kind) int64 {
 // object has been neither written again nor deleted since.
 func (s *Store) IsCurrent(k *kinds.Kind, v Version) bool {
 	b := s.bucket(k)
-	return b.atRest && v.b != nil && b.rest[v.Key(k)] == v.b
+	if !b.atRest || v.b == nil {
+		return false
+	}
+	cur, _ := getRest(&b.rest, v.Key(k))
+	return cur == v.b
 }
 
 // List returns the objects of kind k in namespace (all namespaces if ""),
