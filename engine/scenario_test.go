@@ -221,11 +221,27 @@ func eventList(e *engine.Engine, grep string) string {
 	for _, o := range e.Store.List(kinds.Event, "") {
 		evs = append(evs, o.(*corev1.Event))
 	}
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].LastTimestamp.Before(&evs[j].LastTimestamp) })
+	// kubectl's order and columns, for Events of either API: the
+	// scheduler's (events.k8s.io/v1) have an eventTime, a series and a
+	// reporting controller, not first and last timestamps and a source.
+	lastSeen := func(ev *corev1.Event) time.Time {
+		switch {
+		case ev.Series != nil:
+			return ev.Series.LastObservedTime.Time
+		case !ev.LastTimestamp.IsZero():
+			return ev.LastTimestamp.Time
+		}
+		return ev.EventTime.Time
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return lastSeen(evs[i]).Before(lastSeen(evs[j])) })
 	var b strings.Builder
 	for _, ev := range evs {
-		line := fmt.Sprintf("%9s %-7s %-20s %s/%s %s (%s)", sim.FromTime(ev.LastTimestamp.Time), ev.Type,
-			ev.Reason, strings.ToLower(ev.InvolvedObject.Kind), ev.InvolvedObject.Name, ev.Message, ev.Source.Component)
+		source := ev.Source.Component
+		if source == "" {
+			source = ev.ReportingController
+		}
+		line := fmt.Sprintf("%9s %-7s %-20s %s/%s %s (%s)", sim.FromTime(lastSeen(ev)), ev.Type,
+			ev.Reason, strings.ToLower(ev.InvolvedObject.Kind), ev.InvolvedObject.Name, ev.Message, source)
 		if grep == "" || strings.Contains(line, grep) {
 			fmt.Fprintln(&b, line)
 		}

@@ -627,18 +627,25 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 		FirstTimestamp: metav1.NewTime(first.Time()), LastTimestamp: ts, Count: count,
 		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
-	// Best-effort, as client-go's recorder: a create that fails records
-	// nothing. The name is unique unless something else made an Event
-	// (see namesUnique), so etcd's existence check is skipped.
+	s.createEvent(a, ev)
+}
+
+// createEvent creates ev, named by eventName, for a recorder: best-effort,
+// as client-go's, so a create that fails records nothing. The name is
+// unique unless something else made an Event (see namesUnique), so etcd's
+// existence check is skipped. It reports whether ev was created.
+func (s *Server) createEvent(a Actor, ev *corev1.Event) bool {
 	if s.namesUnique() {
-		if s.prepareCreate(s.store, ev) == nil && s.validateCreate(s.store, ev) == nil {
-			rev := s.store.CreateNew(ev, a.Cause)
-			s.noteEventWrite(rev)
-			s.noteRev(a, rev)
+		if s.prepareCreate(s.store, ev) != nil || s.validateCreate(s.store, ev) != nil {
+			return false
 		}
-		return
+		rev := s.store.CreateNew(ev, a.Cause)
+		s.noteEventWrite(rev)
+		s.noteRev(a, rev)
+		return true
 	}
-	_, _ = s.Create(a, ev)
+	_, err := s.Create(a, ev)
+	return err == nil
 }
 
 // namesUnique reports whether the names eventName makes are sure to be

@@ -35,7 +35,7 @@ func TestEngineSchedules(t *testing.T) {
 		}
 	}
 	if len(scheduled) != 1 || scheduled[0].Message != "Successfully assigned default/web to "+node ||
-		scheduled[0].Source.Component != "default-scheduler" || scheduled[0].Type != corev1.EventTypeNormal {
+		scheduled[0].ReportingController != "default-scheduler" || scheduled[0].Type != corev1.EventTypeNormal {
 		t.Errorf("Scheduled events = %+v", scheduled)
 	}
 	ds := e.Scheduler().Explain("default", "web")

@@ -128,7 +128,11 @@ func TestGolden(t *testing.T) {
 				var b strings.Builder
 				for _, o := range h.store.List(kinds.Event, "") {
 					ev := o.(*corev1.Event)
-					fmt.Fprintf(&b, "%s %s pod/%s x%d: %s\n", ev.Type, ev.Reason, ev.InvolvedObject.Name, ev.Count, ev.Message)
+					n := ev.Count // a core/v1 Event's; the scheduler's (events.k8s.io/v1) count in a series
+					if ev.Series != nil {
+						n = ev.Series.Count
+					}
+					fmt.Fprintf(&b, "%s %s pod/%s x%d: %s\n", ev.Type, ev.Reason, ev.InvolvedObject.Name, max(n, 1), ev.Message)
 				}
 				return b.String()
 			case "where":

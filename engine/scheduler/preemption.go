@@ -305,8 +305,8 @@ func (s *Scheduler) preempt(qp *framework.QueuedPodInfo, a *attempt) {
 		if _, err := s.env.API.Delete(actor, kinds.Pod, p.Namespace, p.Name, apiserver.DeleteOptions{}); err != nil {
 			continue
 		}
-		s.env.API.RecordEvent(actor, source, p, corev1.EventTypeNormal, "Preempted",
-			fmt.Sprintf("Preempted by pod %v on node %v", pod.UID, c.Node))
+		s.events.eventf(actor.Cause, p, pod, corev1.EventTypeNormal, "Preempted", "Preempting",
+			fmt.Sprintf("Preempted by pod %v on node %v", pod.UID, c.Node), false)
 	}
 	for _, np := range s.nominated.forNode(c.Node) {
 		if np.UID == pod.UID || podPriority(np) >= qp.Priority() {

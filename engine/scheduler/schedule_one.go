@@ -303,8 +303,10 @@ func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
 		s.handleBindError(qp, err, bound)
 		return
 	}
-	s.env.API.RecordEvent(actor, source, upd, corev1.EventTypeNormal, "Scheduled",
-		"Successfully assigned "+pod.Namespace+"/"+pod.Name+" to "+a.node)
+	// About the pod the scheduler assumed bound: its cached copy, at the
+	// resourceVersion before the binding.
+	s.events.eventf(bound, pod, nil, corev1.EventTypeNormal, "Scheduled", "Binding",
+		"Successfully assigned "+pod.Namespace+"/"+pod.Name+" to "+a.node, false)
 	s.setRev(bound, upd)
 }
 
@@ -420,7 +422,7 @@ func (s *Scheduler) reportFailure(qp *framework.QueuedPodInfo, a *attempt, reaso
 	if !ok {
 		return
 	}
-	s.env.API.RecordEventCorrelated(actor, source, cur, corev1.EventTypeWarning, "FailedScheduling", eventMsg)
+	s.events.eventf(seq, cur, nil, corev1.EventTypeWarning, "FailedScheduling", "Scheduling", eventMsg, true)
 	p := cur.(*corev1.Pod)
 	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg,
 		LastTransitionTime: metav1.NewTime(s.env.Loop.Now().Time())}

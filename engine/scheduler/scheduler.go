@@ -20,10 +20,6 @@ const (
 	SchedulerName = corev1.DefaultSchedulerName // "default-scheduler"
 )
 
-// source is what the scheduler's Events name as their source: kube-scheduler
-// records with the component alone, no host.
-var source = corev1.EventSource{Component: SchedulerName}
-
 // Config tunes the scheduler; the zero Config is kube-scheduler's defaults.
 type Config struct {
 	// PercentageOfNodesToScore: 0 is adaptive (50 − nodes/125, at least 5).
@@ -51,6 +47,8 @@ type Scheduler struct {
 
 	// nominated are the waiting pods preemption nominated to a node.
 	nominated *nominator
+	// events records the scheduler's Events (see events.go).
+	events *eventRecorder
 
 	// nextStartNodeIndex rotates the filter scan's start (kube's
 	// sched.nextStartNodeIndex), so every node gets its turn.
@@ -103,6 +101,7 @@ func New(env component.Env, cfg Config) *Scheduler {
 	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
 	s.scratch.state = framework.NewCycleState()
 	s.scratch.statuses = framework.NewNodeToStatus()
+	s.events = newEventRecorder(s)
 	s.wirePreemption()
 	return s
 }
@@ -274,6 +273,9 @@ func conditionsChanged(a, b []corev1.NodeCondition) bool {
 // Work implements component.Reactor: it tries the next pod of the activeQ,
 // if any.
 func (s *Scheduler) Work() bool {
+	if s.events.work() {
+		return true
+	}
 	qp := s.queue.Pop()
 	if qp == nil {
 		return false

@@ -61,21 +61,17 @@ func TestBackoffDuration(t *testing.T) {
 }
 
 // TestBackoffRetries: a pod that fails with no plugin to blame (no nodes at
-// all) is retried after 1, 2, 4, 8, 10 and 10 seconds, and its one
-// FailedScheduling event counts the attempts instead of multiplying.
+// all) is retried after 1, 2, 4, 8, 10 and 10 seconds. Its FailedScheduling
+// events are the events.k8s.io/v1 recorder's: the first attempt's Event
+// names the pod before its PodScheduled condition was written, so the
+// second attempt's is another; from the third on they repeat the second,
+// which becomes a series of 2, then counts up in the recorder's memory
+// only until its 30-minute refresh writes the count.
 func TestBackoffRetries(t *testing.T) {
 	h := newHarness()
 	h.create(st.MakePod().Name("lonely").Obj())
 	h.advance(36 * sim.Second)
-	var times []sim.Tick
-	for _, ev := range h.trace.All() {
-		if ev.Component == scheduler.Component {
-			times = append(times, ev.T)
-			if ev.Message != "FailedScheduling: no nodes available to schedule pods" {
-				t.Errorf("message %q", ev.Message)
-			}
-		}
-	}
+	times := failedAttempts(t, h)
 	var gaps []string
 	for i := 1; i < len(times); i++ {
 		gaps = append(gaps, (times[i] - times[i-1]).String())
@@ -84,13 +80,99 @@ func TestBackoffRetries(t *testing.T) {
 		t.Errorf("retry gaps = %s; want %s", got, want)
 	}
 	evs := eventsFor(h, "FailedScheduling")
-	if len(evs) != 1 || evs[0].Count != 7 || evs[0].Type != corev1.EventTypeWarning || evs[0].Source.Component != "default-scheduler" {
-		t.Errorf("FailedScheduling events: %d, first %+v; want one, count 7", len(evs), evs[0])
+	if len(evs) != 2 {
+		t.Fatalf("%d FailedScheduling events; want 2: %+v", len(evs), evs)
+	}
+	for _, ev := range evs {
+		if ev.Type != corev1.EventTypeWarning || ev.Action != "Scheduling" || ev.ReportingController != "default-scheduler" ||
+			ev.ReportingInstance != "default-scheduler-control-plane" || ev.Source != (corev1.EventSource{}) ||
+			ev.Count != 0 || !ev.FirstTimestamp.IsZero() || !ev.LastTimestamp.IsZero() {
+			t.Errorf("event %s is not as events.k8s.io/v1 writes it: %+v", ev.Name, ev)
+		}
+	}
+	first, second := evs[0], evs[1]
+	if first.Series != nil || sim.FromTime(first.EventTime.Time) != times[0] {
+		t.Errorf("first event: series %+v, eventTime %s; want none, %s", first.Series, first.EventTime, times[0])
+	}
+	if second.InvolvedObject.ResourceVersion == first.InvolvedObject.ResourceVersion {
+		t.Errorf("both events regard the pod at resourceVersion %s", first.InvolvedObject.ResourceVersion)
+	}
+	if sim.FromTime(second.EventTime.Time) != times[1] || second.Series == nil || second.Series.Count != 2 ||
+		sim.FromTime(second.Series.LastObservedTime.Time) != times[2] {
+		t.Errorf("second event: eventTime %s, series %+v; want %s, a series of 2 last seen at %s",
+			second.EventTime, second.Series, times[1], times[2])
 	}
 	p := h.pod("lonely")
 	if len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Reason != "Unschedulable" ||
 		p.Status.Conditions[0].Message != "no nodes available to schedule pods" {
 		t.Errorf("conditions = %+v", p.Status.Conditions)
+	}
+
+	// At 30 minutes the recorder writes the count it kept: every attempt
+	// since the second, and no more until the next refresh.
+	h.advance(30*sim.Minute - h.loop.Now() + 5*sim.Second)
+	times = failedAttempts(t, h)
+	want := int32(0)
+	for _, at := range times[1:] {
+		if at <= 30*sim.Minute {
+			want++
+		}
+	}
+	if got := eventsFor(h, "FailedScheduling")[1].Series; got == nil || got.Count != want ||
+		sim.FromTime(got.LastObservedTime.Time) > 30*sim.Minute {
+		t.Errorf("series after the refresh = %+v; want %d attempts up to 30m", got, want)
+	}
+}
+
+// failedAttempts is when the scheduler recorded a FailedScheduling, all
+// for no nodes.
+func failedAttempts(t *testing.T, h *harness) []sim.Tick {
+	var times []sim.Tick
+	for _, ev := range h.trace.All() {
+		if ev.Component == scheduler.Component && strings.HasPrefix(ev.Message, "FailedScheduling") {
+			times = append(times, ev.T)
+			if ev.Message != "FailedScheduling: no nodes available to schedule pods" {
+				t.Errorf("message %q", ev.Message)
+			}
+		}
+	}
+	return times
+}
+
+// TestEventSeriesFinish: once a pod stops failing, the recorder writes its
+// series' final count at the first of its six-minute passes that comes
+// over six minutes after the last repeat, and forgets it.
+func TestEventSeriesFinish(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakePod().Name("lonely").Obj())
+	h.advance(36 * sim.Second) // 7 attempts: the second Event's series counts 6
+	h.create(st.MakeNode().Name("n1").Obj())
+	h.advance(6*sim.Minute - h.loop.Now() + sim.Second)
+	if h.pod("lonely").Spec.NodeName != "n1" {
+		t.Fatalf("pod not bound to n1")
+	}
+	series := func() *corev1.EventSeries { return eventsFor(h, "FailedScheduling")[1].Series }
+	if s := series(); s == nil || s.Count != 2 {
+		t.Errorf("series at 6m = %+v; want 2: the last repeat, at 35s, is not six minutes old", s)
+	}
+	h.advance(12*sim.Minute - h.loop.Now() + sim.Second)
+	if s := series(); s == nil || s.Count != 6 || sim.FromTime(s.LastObservedTime.Time) != 35*sim.Second {
+		t.Errorf("series at 12m = %+v; want 6, last seen at 35s", s)
+	}
+	var passes []string
+	for _, ev := range h.trace.All() {
+		if strings.HasPrefix(ev.Message, "event series") {
+			passes = append(passes, ev.T.String()+" "+ev.Message)
+		}
+	}
+	if got, want := strings.Join(passes, "; "), "12m00.000s event series FailedScheduling x6 finished: its last repeat was over 6 minutes ago"; got != want {
+		t.Errorf("series writes = %q; want %q", got, want)
+	}
+	// Forgotten: the 30-minute refresh writes nothing.
+	rev := h.store.Rev()
+	h.advance(31*sim.Minute - h.loop.Now())
+	if h.store.Rev() != rev {
+		t.Errorf("%d writes after the series finished; want none", h.store.Rev()-rev)
 	}
 }
 
