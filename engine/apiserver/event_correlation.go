@@ -92,3 +92,27 @@ func (s *Server) RecordEventWith(a Actor, source corev1.EventSource, obj kinds.O
 	upd.LastTimestamp = s.now()
 	_, _ = s.Update(a, upd) // best-effort, as RecordEvent
 }
+
+// EventName is the name client-go's recorder gives a new Event about the
+// object named name (see eventName), for a recorder that names an Event
+// before it writes it: its correlator remembers the name, to write the
+// Event's repeats to it.
+func (s *Server) EventName(name string) string { return s.eventName(name) }
+
+// RecordObservedEvent writes what a recorder's correlator observed of an
+// Event about obj (client-go's eventObserve): its name, count so far,
+// first time and latest message, which changes when the Event combines
+// similar ones (EventAggregate). A first occurrence creates it; a repeat
+// updates it, or creates it again if it is gone (as client-go does when
+// its patch finds none), with the count the recorder kept.
+func (s *Server) RecordObservedEvent(a Actor, source corev1.EventSource, obj kinds.Object, name, eventType, reason, message string, count int32, first sim.Tick) {
+	if count > 1 {
+		if cur, ok := s.store.Lookup(kinds.Event, eventNamespace(obj), name); ok {
+			upd := cur.(*corev1.Event) // decoded anew: the store keeps an Event's bytes
+			upd.Count, upd.LastTimestamp, upd.Message = count, s.now(), message
+			_, _ = s.Update(a, upd) // best-effort, as RecordEvent
+			return
+		}
+	}
+	s.recordEventNamed(a, source, obj, name, "", eventType, reason, message, count, first)
+}

@@ -606,6 +606,11 @@ func (s *Server) RecordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 // recordEvent creates an Event about the part of obj at fieldPath, of
 // count occurrences, the first at first (now for one).
 func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Object, fieldPath, eventType, reason, message string, count int32, first sim.Tick) {
+	s.recordEventNamed(a, source, obj, s.eventName(obj.GetName()), fieldPath, eventType, reason, message, count, first)
+}
+
+// recordEventNamed is recordEvent of an Event the recorder named.
+func (s *Server) recordEventNamed(a Actor, source corev1.EventSource, obj kinds.Object, name, fieldPath, eventType, reason, message string, count int32, first sim.Tick) {
 	k := kinds.Of(obj)
 	ts := s.now()
 	// The store keeps Events only encoded (etcd's bytes; no component
@@ -615,7 +620,7 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 	*ev = corev1.Event{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      s.eventName(obj.GetName()),
+			Name:      name,
 			Namespace: eventNamespace(obj),
 		},
 		InvolvedObject: corev1.ObjectReference{

@@ -134,10 +134,12 @@ type worker struct {
 	// reconcile's trace events cite it.
 	cause     uint64
 	reconcile func(key string) (Result, error)
+	// events is the controller's event recorder's correlator (events.go).
+	events *correlator
 }
 
 func newWorker(name string, env component.Env, workers int) worker {
-	return worker{name: name, env: env, queue: workqueue.New(name, env.Loop), workers: workers}
+	return worker{name: name, env: env, queue: workqueue.New(name, env.Loop), workers: workers, events: &correlator{}}
 }
 
 // Name is the controller's name in the trace.
@@ -205,7 +207,7 @@ func (w *worker) event(seq uint64, source string, obj kinds.Object, eventType, r
 	if e, ok := w.env.Trace.Get(seq); ok {
 		rev = e.Rev
 	}
-	w.env.API.RecordEvent(w.actor(seq), corev1.EventSource{Component: source}, obj, eventType, reason, message)
+	w.events.event(w.env.API, w.actor(seq), w.env.Loop.Now(), source, obj, eventType, reason, message)
 	if rev != 0 {
 		w.env.Trace.SetRev(seq, rev)
 	}

@@ -1,0 +1,181 @@
+package controller
+
+import (
+	"container/list"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/apiserver"
+	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/sim"
+)
+
+// Every controller of kube-controller-manager records its Events through
+// its own client-go broadcaster, whose EventCorrelator stands between the
+// controller and the API server (tools/record/events_cache.go):
+//
+//   - The aggregator: once one recorder has said ten different things of
+//     the same reason about one object within ten minutes (a ReplicaSet's
+//     "Created pod: web-x2k4q", "Created pod: web-7f9zt", ...), the tenth
+//     and every later one go into a single Event whose message reads
+//     "(combined from similar events): " and the latest one, and whose
+//     count grows.
+//   - The spam filter: a recorder may write about one object 25 times,
+//     then once every five minutes (a token bucket). What it drops is
+//     still counted, so the next write carries the whole count.
+//
+// So a ReplicaSet scaled from 0 to 150 leaves nine "Created pod" Events
+// and one combined Event of count 16: the 25 writes the filter let
+// through. The other 125 pods were created all the same; only their
+// Events were dropped, which is why Events are no audit log.
+//
+// The correlator's caches keep 4,096 entries each, least recently used
+// first out, as client-go's.
+
+const (
+	aggregateMaxEvents = 10              // client-go's defaultAggregateMaxEvents
+	aggregateInterval  = 10 * sim.Minute // defaultAggregateIntervalInSeconds
+	spamBurst          = 25              // defaultSpamBurst
+	spamInterval       = 5 * sim.Minute  // 1 / defaultSpamQPS
+	lruCacheEntries    = 4096            // maxLruCacheEntries, of each of the correlator's caches
+
+	combinedPrefix = "(combined from similar events): " // EventAggregatorByReasonMessageFunc
+)
+
+// objectKey is what getSpamKey says of an Event's object (its recorder
+// being the correlator's own).
+type objectKey struct {
+	kind, namespace, name, apiVersion string
+	uid                               types.UID
+}
+
+// aggregateKey is EventAggregatorByReasonFunc's key: the object, the type
+// and the reason.
+type aggregateKey struct {
+	obj         objectKey
+	typ, reason string
+}
+
+// aggregateRecord is the messages seen of one aggregateKey, and when the
+// last was.
+type aggregateRecord struct {
+	messages []string // in the order first seen; at most aggregateMaxEvents
+	last     sim.Tick
+}
+
+// eventKey is the logger's key of an Event: getEventKey (the object,
+// type, reason and message) for one not combined, the aggregate key for a
+// combined one.
+type eventKey struct {
+	aggregateKey
+	message  string
+	combined bool
+}
+
+// observation is the logger's record of an Event (eventLog): its name,
+// first time and count, whether or not the spam filter let it out.
+type observation struct {
+	name  string
+	first sim.Tick
+	count int32
+}
+
+// correlator is one recorder's EventCorrelator.
+type correlator struct {
+	aggregates lru[aggregateKey, *aggregateRecord]
+	observed   lru[eventKey, *observation]
+	spam       lru[objectKey, sim.Tick] // each bucket's theoretical arrival time (see allow)
+}
+
+// event records an Event about obj through c: it may be combined with
+// similar ones, or dropped by the spam filter.
+func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tick, source string, obj kinds.Object, eventType, reason, message string) {
+	k := kinds.Of(obj)
+	ok := objectKey{kind: k.Kind, namespace: obj.GetNamespace(), name: obj.GetName(), apiVersion: k.APIVersion(), uid: obj.GetUID()}
+	ak := aggregateKey{obj: ok, typ: eventType, reason: reason}
+
+	// EventAggregate.
+	rec, found := c.aggregates.get(ak)
+	if !found || now-rec.last > aggregateInterval {
+		rec = &aggregateRecord{}
+	}
+	if !slices.Contains(rec.messages, message) {
+		rec.messages = append(rec.messages, message)
+	}
+	rec.last = now
+	c.aggregates.add(ak, rec)
+	key := eventKey{aggregateKey: ak, message: message}
+	if len(rec.messages) >= aggregateMaxEvents {
+		// client-go pops any one message (a set's); kubeloop the oldest.
+		rec.messages = rec.messages[1:]
+		key.message, key.combined = "", true
+		message = combinedPrefix + message
+	}
+
+	// eventObserve: a repeat takes the earlier Event's name and first
+	// time, and counts one more.
+	o, seen := c.observed.get(key)
+	if !seen {
+		o = &observation{name: api.EventName(obj.GetName()), first: now}
+	}
+	o.count++
+	c.observed.add(key, o)
+
+	if c.allow(ok, now) { // the spam filter
+		api.RecordObservedEvent(a, corev1.EventSource{Component: source}, obj, o.name, eventType, reason, message, o.count, o.first)
+	}
+}
+
+// allow is the spam filter's token bucket for obj, kept as the time the
+// bucket is next full (a GCRA): an event may go out while that is less
+// than spamBurst intervals ahead, and moves it one interval on.
+func (c *correlator) allow(obj objectKey, now sim.Tick) bool {
+	tat, _ := c.spam.get(obj)
+	tat = max(tat, now)
+	if tat-now > (spamBurst-1)*spamInterval {
+		c.spam.add(obj, tat)
+		return false
+	}
+	c.spam.add(obj, tat+spamInterval)
+	return true
+}
+
+// lru is a least-recently-used cache of lruCacheEntries, as groupcache's
+// lru.Cache that client-go's correlator uses: a get or add moves an entry
+// to the front; an add past the bound evicts the back.
+type lru[K comparable, V any] struct {
+	order *list.List // of *lruEntry[K, V], most recent first
+	at    map[K]*list.Element
+}
+
+type lruEntry[K comparable, V any] struct {
+	key K
+	val V
+}
+
+func (c *lru[K, V]) get(k K) (V, bool) {
+	if e, ok := c.at[k]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*lruEntry[K, V]).val, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *lru[K, V]) add(k K, v V) {
+	if c.at == nil {
+		c.order, c.at = list.New(), map[K]*list.Element{}
+	}
+	if e, ok := c.at[k]; ok {
+		c.order.MoveToFront(e)
+		e.Value.(*lruEntry[K, V]).val = v
+		return
+	}
+	c.at[k] = c.order.PushFront(&lruEntry[K, V]{key: k, val: v})
+	if c.order.Len() > lruCacheEntries {
+		old := c.order.Remove(c.order.Back()).(*lruEntry[K, V])
+		delete(c.at, old.key)
+	}
+}
