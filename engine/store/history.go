@@ -1,6 +1,11 @@
 package store
 
-import "github.com/kubeloop/kubeloop/engine/kinds"
+import (
+	"math"
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
 
 // historyChunk is how many entries one block of sealed history holds.
 const historyChunk = 4096
@@ -15,12 +20,13 @@ const historyChunk = 4096
 // What every watcher has seen (sealed, see Store.Seal) is only read by
 // readers of history, and is kept as etcd's log keeps it: the key, the
 // kind, what the write did and its versions, encoded (see encoding.go).
-// A sealed entry is 48 bytes where a watch event is 96, and holds three
+// A sealed entry is 40 bytes where a watch event is 96, and holds three
 // pointers for the collector to follow instead of eight. The versions a
 // sealed entry still has typed (the current version of an object, which
 // no later write has superseded yet, and kinds not encoded) are kept
-// aside, in typed. Sealed entries live in fixed-size blocks, so that
-// appending never copies them and compaction drops whole blocks.
+// aside, in typed (or, past its bound, in spilled). Sealed entries live
+// in fixed-size blocks, so that appending never copies them and compaction
+// drops whole blocks.
 type history struct {
 	blocks [][]hentry // the sealed entries; the last block may be partly filled
 	head   int        // index in blocks[0] of the oldest kept sealed entry
@@ -31,20 +37,69 @@ type history struct {
 	buf []Event
 	lo  int
 
-	typed []typedPair   // the sealed entries' versions still typed; hentry.typed indexes this
-	free  []int32       // the unused indexes of typed
-	kinds []*kinds.Kind // hentry.kind indexes this
-	kind  map[*kinds.Kind]uint8
+	typed   []typedPair          // the sealed entries' versions still typed; hentry.typed indexes this
+	free    []uint32             // the unused indexes of typed
+	spilled map[int64]*typedPair // by revision: the typed versions of entries that found typed full
+	kinds   []*kinds.Kind        // hentry.kind indexes this
+	kind    map[*kinds.Kind]uint8
 }
 
-// hentry is a sealed history entry.
+// hentry is a sealed history entry. There is one for every write since the
+// last compaction (millions in a big cluster), so it is packed: 40 bytes,
+// where the plain struct would be 48.
 type hentry struct {
 	key      string
-	cause    uint64
-	obj, old *blob // as in Event; nil while the version is typed (see typed) or absent
-	typed    int32 // 1 + the index in history.typed of this entry's typed versions; 0 if none
-	kind     uint8
-	typ      EventType
+	obj, old *blob  // as in Event; nil while the version is typed (see typed) or absent
+	cause    uint32 // Event.Cause, or 0 (none) if it does not fit; see sealedCause
+	bits     uint32 // the type (2 bits), the kind (8) and typed (22); see pack
+}
+
+// The fields packed in hentry.bits, from the lowest bit up.
+const (
+	typBits   = 2
+	kindBits  = 8
+	typedBits = 32 - typBits - kindBits
+
+	// spilledRef is hentry.typed for an entry whose typed versions are in
+	// history.spilled, under its revision.
+	spilledRef = 1<<typedBits - 1
+)
+
+// typedSlots is how many pairs history.typed may hold: hentry.typed is 1 +
+// an index, 22 bits wide, and its largest value says "spilled". A pair
+// beyond it is kept in a map instead, so that correctness never depends
+// on the bound. There is about one pair for every current object (more for
+// the few kinds not encoded, whose kept versions all stay typed), so 4
+// million is far beyond the largest cluster kubeloop runs and the map is
+// normally never made. A variable so that tests can lower it and take the
+// other path.
+var typedSlots = spilledRef - 1
+
+func pack(typ EventType, kind uint8, typed uint32) uint32 {
+	if typ >= 1<<typBits || typed > spilledRef {
+		panic("store: a history entry's fields do not fit")
+	}
+	return uint32(typ) | uint32(kind)<<typBits | typed<<(typBits+kindBits)
+}
+
+func (e *hentry) typ() EventType { return EventType(e.bits & (1<<typBits - 1)) }
+func (e *hentry) kind() uint8    { return uint8(e.bits >> typBits) }
+
+// typed is 1 + the index in history.typed of the entry's typed versions;
+// spilledRef if they are in history.spilled; 0 if it has none.
+func (e *hentry) typed() uint32 { return e.bits >> (typBits + kindBits) }
+
+func (e *hentry) setTyped(t uint32) { e.bits = pack(e.typ(), e.kind(), t) }
+
+// sealedCause is a write's cause as a sealed entry keeps it: a trace
+// sequence number, which in any run a learner can read stays far below 2^32.
+// One that does not fit is kept as 0, "no cause", rather than wrapped into
+// another event's number: history then says less, never something false.
+func sealedCause(c uint64) uint32 {
+	if c > math.MaxUint32 {
+		return 0
+	}
+	return uint32(c)
 }
 
 // typedPair is what a sealed entry keeps typed: the version it wrote and
@@ -73,7 +128,7 @@ func (h *history) sealed(i int) *hentry {
 func (h *history) meta(i int) (rev int64, key string, k *kinds.Kind, typ EventType, cause uint64) {
 	if i < h.n {
 		e := h.sealed(i)
-		return h.first + int64(i), e.key, h.kinds[e.kind], e.typ, e.cause
+		return h.first + int64(i), e.key, h.kinds[e.kind()], e.typ(), uint64(e.cause)
 	}
 	ev := &h.buf[h.lo+i-h.n]
 	return ev.Rev, ev.Key, ev.Kind, ev.Type, ev.Cause
@@ -86,9 +141,9 @@ func (h *history) event(i int) Event {
 		return h.buf[h.lo+i-h.n]
 	}
 	e := h.sealed(i)
-	ev := Event{Type: e.typ, Kind: h.kinds[e.kind], Key: e.key, Rev: h.first + int64(i), Cause: e.cause, obj: e.obj, old: e.old}
-	if e.typed != 0 {
-		p := h.typed[e.typed-1]
+	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Key: e.key, Rev: h.first + int64(i), Cause: uint64(e.cause),
+		obj: e.obj, old: e.old}
+	if p := h.pair(i); p != nil {
 		ev.Object, ev.Old = p.obj, p.old
 	}
 	return ev
@@ -123,7 +178,10 @@ func (h *history) since(i int) []Event {
 // sealFront moves the oldest recent entry to the sealed ones.
 func (h *history) sealFront() {
 	ev := &h.buf[h.lo]
-	e := hentry{key: ev.Key, cause: ev.Cause, obj: ev.obj, old: ev.old, kind: h.kindID(ev.Kind), typ: ev.Type}
+	if ev.Rev != h.first+int64(h.n) {
+		panic("store: history out of order: sealing revision " + strconv.FormatInt(ev.Rev, 10) +
+			" after " + strconv.FormatInt(h.first+int64(h.n)-1, 10))
+	}
 	var p typedPair
 	if ev.obj == nil {
 		p.obj = ev.Object
@@ -131,9 +189,12 @@ func (h *history) sealFront() {
 	if ev.old == nil {
 		p.old = ev.Old
 	}
+	var typed uint32
 	if p != (typedPair{}) {
-		e.typed = h.keepTyped(p)
+		typed = h.keepTyped(ev.Rev, p)
 	}
+	e := hentry{key: ev.Key, obj: ev.obj, old: ev.old, cause: sealedCause(ev.Cause),
+		bits: pack(ev.Type, h.kindID(ev.Kind), typed)}
 	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
 		h.blocks = append(h.blocks, make([]hentry, 0, historyChunk))
 	}
@@ -160,40 +221,70 @@ func (h *history) popFront() {
 // encodedObj records that the i-th kept entry, sealed, now keeps the
 // version it wrote encoded, as b.
 func (h *history) encodedObj(i int, b *blob) {
-	e := h.sealed(i)
-	e.obj = b
-	if e.typed == 0 {
+	h.sealed(i).obj = b
+	p := h.pair(i)
+	if p == nil {
 		return
 	}
-	p := &h.typed[e.typed-1]
 	if p.obj = nil; p.old == nil {
-		h.forgetTyped(e)
+		h.forgetTyped(i)
 	}
 }
 
-// keepTyped keeps p and returns its hentry.typed.
-func (h *history) keepTyped(p typedPair) int32 {
+// keepTyped keeps p, the typed versions of the entry that wrote revision
+// rev, and returns its hentry.typed. It reuses a freed slot first, and
+// allocates only to grow typed (amortized) or to spill past typedSlots.
+func (h *history) keepTyped(rev int64, p typedPair) uint32 {
 	if n := len(h.free); n > 0 {
 		i := h.free[n-1]
 		h.free = h.free[:n-1]
 		h.typed[i] = p
 		return i + 1
 	}
-	h.typed = append(h.typed, p)
-	return int32(len(h.typed))
+	if len(h.typed) < typedSlots {
+		h.typed = append(h.typed, p)
+		return uint32(len(h.typed))
+	}
+	// Keyed by revision, which compaction leaves alone, unlike an entry's
+	// index (relative to the oldest kept entry).
+	if h.spilled == nil {
+		h.spilled = map[int64]*typedPair{}
+	}
+	h.spilled[rev] = &p
+	return spilledRef
 }
 
-// forgetTyped drops what e keeps typed.
-func (h *history) forgetTyped(e *hentry) {
-	h.typed[e.typed-1] = typedPair{}
-	h.free = append(h.free, e.typed-1)
-	e.typed = 0
+// pair is what the i-th kept entry, sealed, keeps typed; nil if nothing.
+func (h *history) pair(i int) *typedPair {
+	switch t := h.sealed(i).typed(); t {
+	case 0:
+		return nil
+	case spilledRef:
+		return h.spilled[h.first+int64(i)]
+	default:
+		return &h.typed[t-1]
+	}
+}
+
+// forgetTyped drops what the i-th kept entry, sealed, keeps typed.
+func (h *history) forgetTyped(i int) {
+	e := h.sealed(i)
+	switch t := e.typed(); t {
+	case 0:
+		return
+	case spilledRef:
+		delete(h.spilled, h.first+int64(i))
+	default:
+		h.typed[t-1] = typedPair{}
+		h.free = append(h.free, t-1)
+	}
+	e.setTyped(0)
 }
 
 // typedObj is the version the i-th kept entry, sealed, keeps typed, if any.
 func (h *history) typedObj(i int) Object {
-	if e := h.sealed(i); e.typed != 0 {
-		return h.typed[e.typed-1].obj
+	if p := h.pair(i); p != nil {
+		return p.obj
 	}
 	return nil
 }
@@ -221,9 +312,7 @@ func (h *history) drop(k int) {
 	}
 	sealed := min(k, h.n)
 	for i := range sealed {
-		if e := h.sealed(i); e.typed != 0 {
-			h.forgetTyped(e)
-		}
+		h.forgetTyped(i) // before h.first moves: it finds spilled pairs by revision
 	}
 	h.n -= sealed
 	h.head += sealed

@@ -217,7 +217,7 @@ func TestHistoryAcrossBlocks(t *testing.T) {
 			// each object, and nothing of what compaction dropped.
 			live := 0
 			for i := 0; i < s.history.n; i++ {
-				if s.history.sealed(i).typed != 0 {
+				if s.history.sealed(i).typed() != 0 {
 					live++
 				}
 			}
