@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 )
@@ -12,18 +14,37 @@ import (
 type IndexFunc func(Object) []string
 
 type index struct {
-	name  string
-	fn    IndexFunc
-	byVal map[string]*indexSet // value -> the keys filed under it
+	name   string
+	fn     IndexFunc
+	k      *kinds.Kind
+	atRest bool                 // k is kept at rest: sets keep keys, not objects
+	byVal  map[string]*indexSet // value -> what is filed under it
 }
 
-// indexSet is the keys filed under one index value, with their sorted order
-// kept until the set changes: a ReplicaSet's pods are listed on every sync,
-// and change membership far less often than they change status.
+// indexRunMax is the most members one run of an indexSet holds (at least
+// 2). Filing or unfiling a member moves at most one run's worth; 512 keeps
+// that to a few KB while a ReplicaSet's pods (150 in the benchmark) stay
+// one run, which ByIndexShared hands out as it is. A variable so that
+// tests can lower it.
+var indexRunMax = 512
+
+// indexSet is what is filed under one index value, in key order. For a
+// kind kept typed that is the members' current objects, kept current by
+// updates, so that ByIndexShared hands them out without building
+// anything: a member's key is its object's namespace and name, so no key
+// is kept. For a kind kept at rest, which has no typed object to keep, it
+// is the members' keys (the store's own strings). A large set is split
+// into runs of at most indexRunMax, so that filing a pod among a node's
+// thousands moves one run, not all of them.
 type indexSet struct {
-	keys   map[string]struct{}
-	sorted []string // nil when stale
-	objs   []Object // the objects of sorted, kept current by updates; nil for kinds kept at rest
+	objs runs[Object] // for a kind kept typed
+	keys runs[string] // for a kind kept at rest
+	n    int          // members
+
+	// joined is objs as one slice, for ByIndexShared to hand out when
+	// there are several runs: built on its first read and kept current
+	// by updates until the set's members change.
+	joined []Object
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -35,9 +56,10 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 			panic("store: duplicate index " + name + " for " + k.Resource)
 		}
 	}
-	ix := &index{name: name, fn: fn, byVal: map[string]*indexSet{}}
+	b := s.bucket(k)
+	ix := &index{name: name, fn: fn, k: k, atRest: b.atRest, byVal: map[string]*indexSet{}}
 	s.indexes[k] = append(s.indexes[k], ix)
-	s.bucket(k).each(func(key string, e entry) { ix.add(key, e.object(k)) })
+	b.each(func(key string, e entry) { ix.add(key, e.object(k)) }) // in no order: filing sorts
 }
 
 // HasIndex reports whether kind k has an index of that name.
@@ -50,82 +72,145 @@ func (s *Store) HasIndex(k *kinds.Kind, name string) bool {
 	return false
 }
 
-// ByIndex returns the objects of kind k filed under value in the named index,
-// ordered by key. It panics if there is no such index.
-func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
-	return append([]Object{}, s.ByIndexShared(k, name, value)...)
-}
-
-// ByIndexShared is ByIndex without the copy: the slice is the index's own,
-// read-only, and valid until the next write to the store. It is for hot
-// loops that only read (a ReplicaSet's sync walks its pods many times a
-// second in a large cluster).
-func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
+func (s *Store) index(k *kinds.Kind, name string) *index {
 	for _, ix := range s.indexes[k] {
-		if ix.name != name {
-			continue
+		if ix.name == name {
+			return ix
 		}
-		set := ix.byVal[value]
-		if set == nil {
-			return nil
-		}
-		if set.sorted == nil {
-			s.sortSet(k, set)
-		}
-		if b := s.bucket(k); b.atRest {
-			out := make([]Object, len(set.sorted))
-			for i, key := range set.sorted {
-				out[i] = b.at(key).object(k)
-			}
-			return out
-		}
-		return set.objs
 	}
 	panic("store: no index " + name + " for " + k.Resource)
 }
 
-func (s *Store) sortSet(k *kinds.Kind, set *indexSet) {
-	set.sorted = make([]string, 0, len(set.keys))
-	for key := range set.keys {
-		set.sorted = append(set.sorted, key)
+// ByIndex returns the objects of kind k filed under value in the named index,
+// ordered by key. It panics if there is no such index.
+func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
+	ix := s.index(k, name)
+	set := ix.byVal[value]
+	switch {
+	case set == nil:
+		return []Object{}
+	case ix.atRest:
+		return s.decodeSet(k, set)
+	case set.joined != nil:
+		return slices.Clone(set.joined)
 	}
-	sort.Strings(set.sorted)
+	out := make([]Object, 0, set.n)
+	for _, run := range set.objs {
+		out = append(out, run...)
+	}
+	return out
+}
+
+// ByIndexShared is ByIndex without the copy: the slice is the index's own,
+// read-only, and valid until the next write to the store, which may change
+// it in place. It is for hot loops that only read (a ReplicaSet's sync
+// walks its pods many times a second in a large cluster), and allocates
+// nothing but for a set of several runs read for the first time since its
+// members changed, or for a kind kept at rest (decoded on every read).
+func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
+	ix := s.index(k, name)
+	set := ix.byVal[value]
+	switch {
+	case set == nil:
+		return nil
+	case ix.atRest:
+		return s.decodeSet(k, set)
+	case len(set.objs) == 1:
+		run := set.objs[0]
+		return run[:len(run):len(run)] // an append by the caller must not write into the run
+	case set.joined == nil:
+		set.joined = make([]Object, 0, set.n)
+		for _, run := range set.objs {
+			set.joined = append(set.joined, run...)
+		}
+	}
+	return set.joined
+}
+
+// decodeSet is the objects of a set of a kind kept at rest, decoded.
+func (s *Store) decodeSet(k *kinds.Kind, set *indexSet) []Object {
 	b := s.bucket(k)
-	if b.atRest {
-		return // decoded on each read, not kept
+	out := make([]Object, 0, set.n)
+	for _, run := range set.keys {
+		for _, key := range run {
+			out = append(out, b.at(key).object(k))
+		}
 	}
-	set.objs = make([]Object, len(set.sorted))
-	for i, key := range set.sorted {
-		set.objs[i] = b.typedObjs[key]
-	}
+	return out
 }
 
 // CountByIndex is len(ByIndex(...)) without building the slice.
 func (s *Store) CountByIndex(k *kinds.Kind, name, value string) int {
-	for _, ix := range s.indexes[k] {
-		if ix.name == name {
-			if set := ix.byVal[value]; set != nil {
-				return len(set.keys)
-			}
-			return 0
-		}
+	if set := s.index(k, name).byVal[value]; set != nil {
+		return set.n
 	}
-	panic("store: no index " + name + " for " + k.Resource)
+	return 0
 }
 
-func (ix *index) add(key string, obj Object) { ix.addValues(key, ix.fn(obj)) }
+// search finds key in set: the run it is in, or would go in, and its
+// position there.
+func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
+	if ix.atRest {
+		return set.keys.search(key, strings.Compare)
+	}
+	rel := key[len(ix.k.EtcdPrefix)+1:] // namespace/name, or name
+	if ix.k.Namespaced {
+		return set.objs.search(rel, cmpNamespacedKey)
+	}
+	return set.objs.search(rel, cmpNameKey)
+}
 
-func (ix *index) addValues(key string, values []string) {
+// cmpNamespacedKey compares o's key, less the kind's prefix, with rel: the
+// namespace and name joined by "/", compared as that string (not as a pair:
+// "a-x/b" sorts before "a/b") without building it.
+func cmpNamespacedKey(o Object, rel string) int {
+	ns := o.GetNamespace()
+	if len(rel) < len(ns) {
+		if c := strings.Compare(ns[:len(rel)], rel); c != 0 {
+			return c
+		}
+		return 1 // rel is a prefix of ns, so shorter
+	}
+	if c := strings.Compare(ns, rel[:len(ns)]); c != 0 {
+		return c
+	}
+	rel = rel[len(ns):]
+	switch {
+	case rel == "":
+		return 1
+	case rel[0] != '/':
+		return cmp.Compare(byte('/'), rel[0])
+	}
+	return strings.Compare(o.GetName(), rel[1:])
+}
+
+// cmpNameKey compares the key of o, of a kind without namespaces, less the
+// kind's prefix, with rel.
+func cmpNameKey(o Object, rel string) int { return strings.Compare(o.GetName(), rel) }
+
+func (ix *index) add(key string, obj Object) { ix.addValues(key, obj, ix.fn(obj)) }
+
+func (ix *index) addValues(key string, obj Object, values []string) {
+	if VerifyEncoding && !ix.atRest && ix.k.Key(obj.GetNamespace(), obj.GetName()) != key {
+		panic("store: indexing " + key + " with an object whose key is " + ix.k.Key(obj.GetNamespace(), obj.GetName()))
+	}
 	for _, v := range values {
 		set := ix.byVal[v]
 		if set == nil {
-			set = &indexSet{keys: map[string]struct{}{}}
+			set = &indexSet{}
 			ix.byVal[v] = set
 		}
-		if _, ok := set.keys[key]; !ok {
-			set.keys[key] = struct{}{}
-			set.sorted, set.objs = nil, nil
+		r, i, found := ix.search(set, key)
+		if found {
+			continue // the value is repeated
 		}
+		if ix.atRest {
+			set.keys.insert(r, i, key)
+		} else {
+			set.objs.insert(r, i, obj)
+		}
+		set.n++
+		set.joined = nil
 	}
 }
 
@@ -133,34 +218,52 @@ func (ix *index) remove(key string, obj Object) { ix.removeValues(key, ix.fn(obj
 
 func (ix *index) removeValues(key string, values []string) {
 	for _, v := range values {
-		if set := ix.byVal[v]; set != nil {
-			if _, ok := set.keys[key]; ok {
-				delete(set.keys, key)
-				set.sorted, set.objs = nil, nil
-			}
-			if len(set.keys) == 0 {
-				delete(ix.byVal, v)
-			}
+		set := ix.byVal[v]
+		if set == nil {
+			continue
 		}
+		r, i, found := ix.search(set, key)
+		if !found {
+			continue // the value is repeated
+		}
+		if set.n--; set.n == 0 {
+			delete(ix.byVal, v)
+			continue
+		}
+		if ix.atRest {
+			set.keys.remove(r, i)
+		} else {
+			set.objs.remove(r, i)
+		}
+		set.joined = nil
 	}
 }
 
 // update refiles key from old to obj; most writes (a status update) leave
-// an object's index values as they were, and then nothing changes.
+// an object's index values as they were, and then only the object kept
+// for a kind kept typed changes.
 func (ix *index) update(key string, old, obj Object) {
 	was, is := ix.fn(old), ix.fn(obj)
 	if slices.Equal(was, is) {
+		if ix.atRest {
+			return // the key is all a set keeps
+		}
 		for _, v := range is {
-			if set := ix.byVal[v]; set != nil && set.objs != nil {
-				if i := sort.SearchStrings(set.sorted, key); i < len(set.sorted) && set.sorted[i] == key {
-					set.objs[i] = obj
+			set := ix.byVal[v]
+			if set == nil {
+				continue
+			}
+			if r, i, found := ix.search(set, key); found {
+				set.objs[r][i] = obj
+				if set.joined != nil {
+					set.joined[set.objs.offset(r)+i] = obj
 				}
 			}
 		}
 		return
 	}
 	ix.removeValues(key, was)
-	ix.addValues(key, is)
+	ix.addValues(key, obj, is)
 }
 
 func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {
@@ -179,4 +282,86 @@ func (s *Store) indexRemove(k *kinds.Kind, key string, obj Object) {
 	for _, ix := range s.indexes[k] {
 		ix.remove(key, obj)
 	}
+}
+
+// runs is a sorted sequence kept in runs of at most indexRunMax, none
+// empty.
+type runs[T any] [][]T
+
+// search finds target, by cmp (which compares a member with it): the run
+// it is in, or would go in, and its position there.
+func (rs runs[T]) search(target string, cmp func(T, string) int) (r, i int, found bool) {
+	if len(rs) == 0 {
+		return 0, 0, false
+	}
+	// The first run whose last member is not before target; the last run
+	// if target is after every member.
+	r = sort.Search(len(rs)-1, func(j int) bool {
+		run := rs[j]
+		return cmp(run[len(run)-1], target) >= 0
+	})
+	i, found = slices.BinarySearchFunc(rs[r], target, cmp)
+	return r, i, found
+}
+
+// offset is the position in the whole sequence of the first member of run r.
+func (rs runs[T]) offset(r int) int {
+	n := 0
+	for _, run := range rs[:r] {
+		n += len(run)
+	}
+	return n
+}
+
+// insert puts v at position i of run r (as search found them), splitting
+// the run in halves if it is full.
+func (rs *runs[T]) insert(r, i int, v T) {
+	if len(*rs) == 0 {
+		*rs = append(*rs, []T{v})
+		return
+	}
+	run := (*rs)[r]
+	if len(run) >= indexRunMax {
+		half := len(run) / 2
+		right := slices.Clone(run[half:])
+		clear(run[half:])
+		run = run[:half]
+		(*rs)[r] = run
+		*rs = slices.Insert(*rs, r+1, right)
+		if i > half {
+			r, i, run = r+1, i-half, right
+		}
+	}
+	if len(run) == cap(run) {
+		// Grow by a quarter where append would double: a set grows one
+		// member at a time (a ReplicaSet's pods as they are created) and
+		// then mostly keeps its size, so what it has spare is kept for
+		// as long as the set lives.
+		run = append(slices.Grow([]T(nil), len(run)+max(len(run)/4, 4)), run...)
+	}
+	(*rs)[r] = slices.Insert(run, i, v)
+}
+
+// remove deletes the member at position i of run r. A run left empty goes;
+// one left small joins a small neighbour, so that a set that shrank is not
+// left as many short runs; one left far below its capacity is copied to
+// fit, so that a set that shrank does not keep its largest size.
+func (rs *runs[T]) remove(r, i int) {
+	run := slices.Delete((*rs)[r], i, i+1) // clears the freed slot
+	switch {
+	case len(run) == 0:
+		*rs = slices.Delete(*rs, r, r+1)
+		return
+	case r+1 < len(*rs) && len(run)+len((*rs)[r+1]) <= indexRunMax/2:
+		run = append(run, (*rs)[r+1]...)
+		*rs = slices.Delete(*rs, r+1, r+2)
+	case r > 0 && len((*rs)[r-1])+len(run) <= indexRunMax/2:
+		(*rs)[r-1] = append((*rs)[r-1], run...)
+		*rs = slices.Delete(*rs, r, r+1)
+		return
+	}
+	if cap(run) > 8 && len(run) <= cap(run)/4 {
+		run = slices.Clone(run)
+	}
+	(*rs)[r] = run
 }

@@ -115,6 +115,30 @@ func (m *indexModel) check(t *testing.T, s *Store, name, value, when string) {
 	if len(shared) > 0 && &shared[0] == &copied[0] {
 		t.Fatalf("%s: ByIndex handed out the index's own slice", when)
 	}
+	if set := s.index(m.k, name).byVal[value]; set != nil {
+		if err := checkRuns(set.objs, set.n); err != nil && !keptAtRest(m.k) {
+			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
+		}
+		if err := checkRuns(set.keys, set.n); err != nil && keptAtRest(m.k) {
+			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
+		}
+	}
+}
+
+// checkRuns checks the shape of a set's runs: n members in all, none
+// empty and none longer than indexRunMax.
+func checkRuns[T any](rs runs[T], n int) error {
+	total := 0
+	for r, run := range rs {
+		if len(run) == 0 || len(run) > indexRunMax {
+			return fmt.Errorf("run %d of %d holds %d members; want 1 to %d", r, len(rs), len(run), indexRunMax)
+		}
+		total += len(run)
+	}
+	if total != n {
+		return fmt.Errorf("runs hold %d members; the set counts %d", total, n)
+	}
+	return nil
 }
 
 // checkAll checks every value of every index, and that values no object
@@ -248,10 +272,12 @@ func eventWithValues(ns, name string, vals []string) Object {
 // TestIndexMatchesModel drives indexes through seeded random writes and
 // checks them against indexModel after every write: for pods, for a kind
 // without namespaces (nodes), and for Events, kept at rest. Namespaces
-// "a", "a-x" and "a.b" sort differently as strings than as keys ("a-x/..."
+// "a", "a-x" and "a.b" sort differently as pairs than as keys ("a-x/..."
 // sorts before "a/..."), which an index sorting by anything but the key
 // would get wrong. Some indexes are added before the objects exist and
-// some after, which files the objects already there.
+// some after, which files the objects already there. Sets are split into
+// runs of 512 (pods-many has sets of about a thousand); the cases with
+// runs lowered split and join runs all the time.
 func TestIndexMatchesModel(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -259,13 +285,21 @@ func TestIndexMatchesModel(t *testing.T) {
 		make  func(ns, name string, vals []string) Object
 		names int
 		steps int
+		runs  int // indexRunMax; 0 leaves it
 	}{
-		{"pods", kinds.Pod, podWithValues, 60, 3000},
-		{"pods-many", kinds.Pod, podWithValues, 1500, 6000},
-		{"nodes", kinds.Node, nodeWithValues, 60, 2000},
-		{"events", kinds.Event, eventWithValues, 60, 2000},
+		{"pods", kinds.Pod, podWithValues, 60, 3000, 0},
+		{"pods-runs-of-2", kinds.Pod, podWithValues, 60, 3000, 2},
+		{"pods-runs-of-3", kinds.Pod, podWithValues, 60, 3000, 3},
+		{"pods-runs-of-8", kinds.Pod, podWithValues, 60, 3000, 8},
+		{"pods-many", kinds.Pod, podWithValues, 1500, 6000, 0},
+		{"nodes-runs-of-4", kinds.Node, nodeWithValues, 60, 2000, 4},
+		{"events-runs-of-4", kinds.Event, eventWithValues, 60, 1500, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.runs != 0 {
+				defer func(was int) { indexRunMax = was }(indexRunMax)
+				indexRunMax = tc.runs
+			}
 			indexes := testIndexes()
 			s := New()
 			m := newIndexModel(tc.k)
@@ -376,6 +410,35 @@ func TestIndexMatchesModelLarge(t *testing.T) {
 		}
 	}
 	m.checkAll(t, s, nil, "at the end")
+}
+
+func TestCmpNamespacedKey(t *testing.T) {
+	for _, tc := range []struct {
+		ns, name, rel string
+		want          int
+	}{
+		{"a", "b", "a/b", 0},
+		{"a", "b", "a/c", -1},
+		{"a", "c", "a/b", 1},
+		{"a", "b", "a-x/b", 1}, // '/' sorts after '-'
+		{"a-x", "b", "a/b", -1},
+		{"a", "b", "a.b/a", 1}, // and after '.'
+		{"ab", "c", "a/c", 1},
+		{"a", "c", "ab/c", -1},
+		{"a", "b", "a", 1},
+		{"a", "", "a/", 0},
+		{"abc", "d", "ab", 1},
+		{"ab", "d", "abc/d", -1},
+		{"", "b", "/b", 0},
+	} {
+		o := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: tc.ns, Name: tc.name}}
+		if got := cmpNamespacedKey(o, tc.rel); got != tc.want {
+			t.Errorf("cmpNamespacedKey(%s/%s, %q) = %d; want %d", tc.ns, tc.name, tc.rel, got, tc.want)
+		}
+		if want := strings.Compare(tc.ns+"/"+tc.name, tc.rel); want != tc.want {
+			t.Errorf("table: %s/%s against %q should be %d", tc.ns, tc.name, tc.rel, want)
+		}
+	}
 }
 
 // ByIndexShared is read in the controllers' hottest loops: once a set has
