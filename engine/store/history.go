@@ -250,7 +250,9 @@ func (h *history) keepTyped(rev int64, p typedPair) uint32 {
 	if h.spilled == nil {
 		h.spilled = map[int64]*typedPair{}
 	}
-	h.spilled[rev] = &p
+	q := new(typedPair) // not &p, which would put every p on the heap
+	*q = p
+	h.spilled[rev] = q
 	return spilledRef
 }
 

@@ -53,6 +53,22 @@ func TestSealedCauseBeyond32BitsIsNone(t *testing.T) {
 	}
 }
 
+// Keeping a pair typed is done for nearly every sealed write: in a slot
+// freed by an earlier one, it must not allocate.
+func TestKeepTypedInAFreeSlotDoesNotAllocate(t *testing.T) {
+	var h history
+	p := typedPair{obj: typedPod("a")}
+	ref := h.keepTyped(2, p) // grows typed: allocates
+	h.typed[ref-1], h.free = typedPair{}, append(h.free, ref-1)
+	allocs := testing.AllocsPerRun(100, func() {
+		ref := h.keepTyped(3, p)
+		h.typed[ref-1], h.free = typedPair{}, append(h.free, ref-1)
+	})
+	if allocs != 0 {
+		t.Errorf("keepTyped into a free slot: %.1f allocations; want 0", allocs)
+	}
+}
+
 // TestTypedVersionsSpillPastTheBound runs one seeded sequence of writes,
 // seals and compactions with history.typed bounded at several sizes, down
 // to none at all, so that the versions a sealed entry keeps typed go to
