@@ -5,7 +5,9 @@ import (
 	"syscall"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/component"
@@ -84,4 +86,61 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkReplicaSetPods is BenchmarkSchedulingCycle with the pods of
+// engine's BenchmarkDeploymentsToReady (1000x150-on-5000): replicas of
+// ReplicaSets of 150, labelled and owned by their ReplicaSet, so that
+// PodTopologySpread scores them by kube's system default constraints
+// (hostname and zone), with no requests, on nodes that report their image
+// as the kubelets do once they have pulled it (docker.io/library/nginx:1.27,
+// a name ImageLocality does not match to the pod's nginx:1.27, as in
+// kube). 50,000 pods
+// onto 5,000 nodes: each filters until 500 feasible nodes are found and
+// scores those 500. Reported: pods/s and pods per CPU second.
+func BenchmarkReplicaSetPods(b *testing.B) {
+	const nodes, pods, replicas = 5000, 50000, 150
+	var cpu float64
+	owned := true
+	for range b.N {
+		b.StopTimer()
+		s := newBareScheduler(Config{})
+		for i := 0; i < nodes; i++ {
+			s.cache.AddNode(st.MakeNode().Name(fmt.Sprintf("node-%d", i)).Capacity("4", "32Gi", 110).
+				Label(corev1.LabelTopologyZone, fmt.Sprintf("zone-%d", i%3)).Image("docker.io/library/nginx:1.27", 68_857_691).Obj())
+		}
+		objs := make([]*corev1.Pod, pods)
+		qps := make([]*framework.QueuedPodInfo, pods)
+		for i := range objs {
+			rs := fmt.Sprintf("app-%04d-5d8f7b6c9", i/replicas)
+			if i%replicas == 0 {
+				_, err := s.env.Store.Create(&appsv1.ReplicaSet{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+					ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: rs},
+					Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{
+						MatchLabels: map[string]string{"app": rs[:8], "pod-template-hash": rs[9:]}}}}, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			p := st.MakePod().Name(fmt.Sprintf("%s-%d", rs, i)).Label("app", rs[:8]).Label("pod-template-hash", rs[9:]).Obj()
+			p.UID = types.UID(fmt.Sprintf("uid-%d", i))
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, Controller: &owned}}
+			objs[i] = p
+			qps[i] = &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(p), Attempts: 1}
+		}
+		b.StartTimer()
+		cpu0 := cpuSeconds()
+		for i, qp := range qps {
+			a := s.schedulePod(qp)
+			if a.err != nil {
+				b.Fatalf("pod %d: %v", i, a.err)
+			}
+			s.explain.add(qp.Pod, a.decision)
+			objs[i].Spec.NodeName = a.node
+			s.cache.AddPod(objs[i])
+		}
+		cpu += cpuSeconds() - cpu0
+	}
+	reportPods(b, b.N*pods, cpu)
 }
