@@ -756,7 +756,7 @@ func (*PodTopologySpread) Score(state *framework.CycleState, _ *framework.PodInf
 	if s == nil {
 		return 0, framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
 	}
-	if _, ok := s.ignored[ni.Name()]; ok {
+	if isIgnored(s.ignored, ni.Name()) {
 		return 0, nil
 	}
 	var score float64
@@ -784,17 +784,28 @@ func (*PodTopologySpread) NormalizeScore(state *framework.CycleState, _ *framewo
 	return nil
 }
 
+// isIgnored reports whether node is among the ignored nodes (those lacking
+// a key of the pod's own constraints, which score 0). Most pods ignore no
+// node, and then the passes over the feasible nodes skip the lookup.
+func isIgnored(ignored map[string]struct{}, node string) bool {
+	if len(ignored) == 0 {
+		return false
+	}
+	_, ok := ignored[node]
+	return ok
+}
+
 // Normalize is the plugin's normalisation, exported for tests.
 func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
 	var lo, hi int64 = math.MaxInt64, 0
 	for _, sc := range scores {
-		if _, ok := ignored[sc.Name]; ok {
+		if isIgnored(ignored, sc.Name) {
 			continue
 		}
 		lo, hi = min(lo, sc.Score), max(hi, sc.Score)
 	}
 	for i := range scores {
-		if _, ok := ignored[scores[i].Name]; ok {
+		if isIgnored(ignored, scores[i].Name) {
 			scores[i].Score = 0
 			continue
 		}
