@@ -291,7 +291,8 @@ func (f *Framework) RunPreScorePlugins(state *CycleState, pod *PodInfo, nodes []
 
 // Scores are the buffers of one scoring pass, reused from attempt to
 // attempt: per score plugin (in ScorePlugins order) the raw and the
-// normalised scores of each feasible node, and each node's weighted total.
+// normalised scores of each feasible node (none for a plugin skipped this
+// cycle), and each node's weighted total.
 type Scores struct {
 	Raw    [][]int64
 	Scores []NodeScoreList
@@ -300,9 +301,10 @@ type Scores struct {
 
 // RunScorePlugins scores the feasible nodes with every score plugin not
 // skipped, normalises, checks the 0..100 range, and sums the weighted scores
-// into out.Totals. A skipped plugin's raw and normalised scores are zeros
-// (without node names: nothing normalises them). As in kube, every node is
-// scored before any score is normalised or checked.
+// into out.Totals. A skipped plugin adds nothing to the totals, and its raw
+// and normalised lists are left empty: its scores are all 0, and writing
+// 0s for every node would only be undone. As in kube, every node is scored
+// before any score is normalised or checked.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Scores) < len(f.score) {
@@ -314,6 +316,10 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 	totals := out.Totals
 	for pi := range f.score {
 		e := &f.score[pi]
+		if state.SkipScorePlugins.Has(e.Index) {
+			out.Scores[pi], out.Raw[pi] = out.Scores[pi][:0], out.Raw[pi][:0]
+			continue
+		}
 		scores := out.Scores[pi]
 		if cap(scores) < n {
 			scores = make(NodeScoreList, n)
@@ -322,11 +328,6 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		out.Scores[pi] = scores
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
-		if state.SkipScorePlugins.Has(e.Index) {
-			clear(scores)
-			clear(raw)
-			continue
-		}
 		for i, node := range nodes {
 			s, st := e.Plugin.Score(state, pod, node)
 			if st != nil && st.code != Success {

@@ -1,0 +1,96 @@
+package framework_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
+	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
+	"github.com/kubeloop/kubeloop/engine/scheduler/plugins/queuesort"
+)
+
+// fixedScorer scores each node from a table, by name; with reverse it
+// normalises as TaintToleration does (reversed, the highest raw score
+// gets 0); with skip its PreScore returns Skip.
+type fixedScorer struct {
+	name    string
+	scores  map[string]int64
+	reverse bool
+	skip    bool
+}
+
+func (p *fixedScorer) Name() string { return p.name }
+func (p *fixedScorer) PreScore(*framework.CycleState, *framework.PodInfo, []*framework.NodeInfo) *framework.Status {
+	if p.skip {
+		return framework.NewStatus(framework.Skip)
+	}
+	return nil
+}
+func (p *fixedScorer) Score(_ *framework.CycleState, _ *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
+	return p.scores[ni.Name()], nil
+}
+func (p *fixedScorer) ScoreExtensions() framework.ScoreExtensions {
+	if p.reverse {
+		return p
+	}
+	return nil
+}
+func (p *fixedScorer) NormalizeScore(_ *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
+	return framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
+}
+
+// TestRunScorePlugins runs the score pass with and without a plugin
+// skipped, on the same buffers in turn: a skipped plugin leaves empty
+// lists and adds nothing, and nothing of an earlier pass shows through.
+func TestRunScorePlugins(t *testing.T) {
+	a := &fixedScorer{name: "A", scores: map[string]int64{"n1": 10, "n2": 20, "n3": 30}}
+	b := &fixedScorer{name: "B", scores: map[string]int64{"n1": 0, "n2": 1, "n3": 2}, reverse: true}
+	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 3}})
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	var out framework.Scores
+	for _, tc := range []struct {
+		name         string
+		skipB        bool
+		nodes        int
+		rawA, rawB   []int64
+		normA, normB []int64
+		totals       []int64
+	}{
+		// B reversed: 100 × (1 − s/2): 100, 50, 0, weighted ×3.
+		{"both score", false, 3, []int64{10, 20, 30}, []int64{0, 1, 2}, []int64{10, 20, 30}, []int64{100, 50, 0}, []int64{310, 170, 30}},
+		{"B skipped", true, 3, []int64{10, 20, 30}, nil, []int64{10, 20, 30}, nil, []int64{10, 20, 30}},
+		{"both again, fewer nodes", false, 2, []int64{10, 20}, []int64{0, 1}, []int64{10, 20}, []int64{100, 0}, []int64{310, 20}},
+	} {
+		b.skip = tc.skipB
+		state := framework.NewCycleState()
+		if st := fw.RunPreScorePlugins(state, pod, nodes[:tc.nodes]); !st.IsSuccess() {
+			t.Fatalf("%s: PreScore: %v", tc.name, st)
+		}
+		if st := fw.RunScorePlugins(state, pod, nodes[:tc.nodes], &out); !st.IsSuccess() {
+			t.Fatalf("%s: Score: %v", tc.name, st)
+		}
+		norm := func(l framework.NodeScoreList) []int64 {
+			var s []int64
+			for _, ns := range l {
+				s = append(s, ns.Score)
+			}
+			return s
+		}
+		for _, c := range []struct {
+			what      string
+			got, want []int64
+		}{
+			{"A raw", out.Raw[0], tc.rawA}, {"B raw", out.Raw[1], tc.rawB},
+			{"A normalised", norm(out.Scores[0]), tc.normA}, {"B normalised", norm(out.Scores[1]), tc.normB},
+			{"totals", out.Totals, tc.totals},
+		} {
+			if len(c.got) != len(c.want) || !slices.Equal(c.got, c.want) {
+				t.Errorf("%s: %s = %v; want %v", tc.name, c.what, c.got, c.want)
+			}
+		}
+	}
+}
