@@ -242,15 +242,21 @@ func (x *explainStore) next() (*nodeRec, uint64) {
 
 func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x.ring)-1)] }
 
-// putScores appends one plugin's raw and normalised scores.
+// putScores appends one plugin's raw and normalised scores. They go in at
+// most two runs, up to the end of the rings and on from their start, each
+// a plain loop over slices of one length (no position to wrap per score).
 func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
-	mask := uint64(len(x.raw) - 1)
-	for i := range raw {
-		p := (x.scoreHead + uint64(i)) & mask
-		x.raw[p] = clamp32(raw[i])
-		x.norm[p] = uint8(norm[i].Score)
+	for len(raw) > 0 {
+		at := int(x.scoreHead & uint64(len(x.raw)-1))
+		dst := x.raw[at:min(at+len(raw), len(x.raw))]
+		dstNorm, src, srcNorm := x.norm[at:at+len(dst)], raw[:len(dst)], norm[:len(dst)]
+		for i := range dst {
+			dst[i] = clamp32(src[i])
+			dstNorm[i] = uint8(srcNorm[i].Score)
+		}
+		raw, norm = raw[len(dst):], norm[len(dst):]
+		x.scoreHead += uint64(len(dst))
 	}
-	x.scoreHead += uint64(len(raw))
 }
 
 func (x *explainStore) kept(d *Decision) bool {

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -54,5 +56,37 @@ func TestExplainKeepsLastAttempts(t *testing.T) {
 	s.explain.forget(pod)
 	if d := s.Explain("default", "p"); len(d) != 0 {
 		t.Errorf("a deleted pod keeps %d decisions", len(d))
+	}
+}
+
+// TestExplainScoresAcrossRingEnd checks that scores written across the
+// end of the score rings read back as written: a scheduler whose rings
+// wrap every pod or two explains each latest attempt exactly as one whose
+// rings never wrap.
+func TestExplainScoresAcrossRingEnd(t *testing.T) {
+	small, big := newBareScheduler(Config{NodeRecords: 4}), newBareScheduler(Config{})
+	benchNodes(small, 3)
+	benchNodes(big, 3)
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("p%d", i)
+		var got, want []Decision
+		for _, s := range []*Scheduler{small, big} {
+			pod := st.MakePod().Name(name).Req(fmt.Sprintf("%dm", 100+50*i), "500Mi").Obj()
+			qp := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Attempts: 1}
+			a := s.schedulePod(qp)
+			if a.err != nil {
+				t.Fatal(a.err)
+			}
+			s.explain.add(pod, a.decision)
+			pod.Spec.NodeName = a.node
+			s.cache.AddPod(pod)
+			got, want = want, s.Explain("default", name)
+		}
+		if len(got) != 1 || len(want) != 1 || got[0].Scored != 3 || !reflect.DeepEqual(got[0].Nodes, want[0].Nodes) {
+			t.Fatalf("pod %d: rings of 4 node records explain\n%s\nrings that never wrap\n%s", i, got[0].Describe(), want[0].Describe())
+		}
+	}
+	if small.explain.scoreHead <= uint64(len(small.explain.raw)) {
+		t.Fatalf("the small rings never wrapped: %d scores in rings of %d", small.explain.scoreHead, len(small.explain.raw))
 	}
 }
