@@ -77,27 +77,30 @@ type NodeInfo struct {
 	// filters read each one fresh.
 
 	// Copies of the node fields every filter reads, kept next to the sums:
-	// scanning 5,000 nodes should not touch 5,000 cold Node objects.
-	name   string
-	taints []corev1.Taint
+	// scanning 5,000 nodes should not touch 5,000 cold Node objects. The
+	// node itself is here too: NodeUnschedulable, the first filter, checks
+	// it is still there.
+	name          string
+	node          *corev1.Node
+	taints        []corev1.Taint
+	unschedulable bool
+	// Index is the node's position in the scheduler cache's node list
+	// (what DomainCounts are indexed by); -1 when not listed.
+	Index int
 	// Pods are the pods bound to the node that are not terminal, in the
 	// order the scheduler learned of them.
 	Pods []*PodInfo
 	// Allocatable is node.status.allocatable (pods included).
 	Allocatable Resource
-	// Requested is the sum of the pods' requests.
-	Requested Resource
 	// NonZeroRequested is the sum of the pods' non-zero cpu and memory
 	// (only those two: scoring reads nothing else of it).
 	NonZeroRequested NonZeroResource
+	// Requested is the sum of the pods' requests (NodeResourcesFit's
+	// filter reads it only for what the pod requests).
+	Requested Resource
 	// ImageStates maps every name of every image the node reports to the
 	// cluster-wide summary of that image.
-	ImageStates   map[string]*ImageStateSummary
-	node          *corev1.Node
-	unschedulable bool
-	// Index is the node's position in the scheduler cache's node list
-	// (what DomainCounts are indexed by); -1 when not listed.
-	Index int
+	ImageStates map[string]*ImageStateSummary
 	// Generation moves on every change.
 	Generation int64
 }
