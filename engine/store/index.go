@@ -253,6 +253,16 @@ func (ix *index) update(key string, old, obj Object) {
 			if set == nil {
 				continue
 			}
+			if len(set.objs) == 1 {
+				// One run (a ReplicaSet's pods, a node's): the member is
+				// old itself, found by identity in a scan of contiguous
+				// interface words, where a binary search would read a
+				// cold object's name at every step.
+				if i := slices.Index(set.objs[0], old); i >= 0 {
+					set.objs[0][i] = obj
+					continue
+				}
+			}
 			if r, i, found := ix.search(set, key); found {
 				set.objs[r][i] = obj
 				if set.joined != nil {
