@@ -204,24 +204,32 @@ func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 
 // parseUUID reads a UUID in its canonical form (lowercase hex, dashes
 // after 8, 12, 16 and 20 digits), the form every uid kubeloop makes has.
+// Every Event has two, so it reads them through a table, without a
+// branch per digit.
 func parseUUID(s string) (u [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false
 	}
-	j := 0
-	for i := 0; i < 36; i += 2 {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			i++ // the dash
-		}
-		hi, lo := unhex(s[i]), unhex(s[i+1])
-		if hi|lo > 0xf {
-			return u, false
-		}
-		u[j] = hi<<4 | lo
-		j++
+	var bad byte
+	for j, i := range uuidDigits {
+		hi, lo := hexValue[s[i]], hexValue[s[i+1]]
+		bad |= hi | lo
+		u[j] = hi<<4 | lo&0xf
 	}
-	return u, true
+	return u, bad&0xf0 == 0
 }
+
+// uuidDigits is where each byte's two hex digits start in a UUID.
+var uuidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexValue is the value of each lowercase hex digit; 0xff for any other
+// byte.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		t[c] = unhex(byte(c))
+	}
+	return t
+}()
 
 // unhex is the value of a lowercase hex digit, or 0xff.
 func unhex(c byte) byte {

@@ -68,6 +68,25 @@ func TestUUIDRoundTrip(t *testing.T) {
 	}
 }
 
+// TestUUIDEveryByte: a UUID with any one byte replaced by any other
+// parses exactly when that byte is still a lowercase hex digit in a digit
+// place, or a dash in a dash place, and reads back as written.
+func TestUUIDEveryByte(t *testing.T) {
+	const valid = "a3836313-52fd-4fce-b186-6faa86e1ccf7"
+	for i := range len(valid) {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		for c := range 256 {
+			b := []byte(valid)
+			b[i] = byte(c)
+			want := dash && c == '-' || !dash && ('0' <= c && c <= '9' || 'a' <= c && c <= 'f')
+			u, ok := parseUUID(string(b))
+			if ok != want || ok && formatUUID(string(u[:])) != string(b) {
+				t.Fatalf("parseUUID(%q) = %x, %v; want ok %v and the same UUID back", b, u, ok, want)
+			}
+		}
+	}
+}
+
 // recorded is an Event as client-go's recorder (and kubeloop's API server)
 // makes one: everything the store takes out is there to take.
 func recorded() *corev1.Event {
