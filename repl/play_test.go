@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // TestPlayTranscripts replays testdata/transcripts/*.kl, scripts of the
@@ -85,4 +87,21 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return ""
+}
+
+func TestOccurrences(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ev   corev1.Event
+		want int32
+	}{
+		{"core/v1, counted", corev1.Event{Count: 4}, 4},
+		{"core/v1, once", corev1.Event{Count: 1}, 1},
+		{"events.k8s.io/v1 singleton: no count", corev1.Event{}, 1},
+		{"events.k8s.io/v1 series", corev1.Event{Series: &corev1.EventSeries{Count: 7}}, 7},
+	} {
+		if got := occurrences(&c.ev); got != c.want {
+			t.Errorf("%s: occurrences = %d; want %d", c.name, got, c.want)
+		}
+	}
 }

@@ -298,14 +298,25 @@ func (s *Session) summarise(sum *summary, rev int64) {
 				sum.warnings[key] = w
 				sum.warningOrder = append(sum.warningOrder, key)
 			}
-			// An event updated in place (count++) is one more occurrence.
+			// An event updated in place (its count or series grew) is as
+			// many more occurrences.
 			if ev.Type == store.Added {
-				w.count += int(max(e.Count, 1))
-			} else if old, ok := ev.Old.(*corev1.Event); ok && e.Count > old.Count {
-				w.count += int(e.Count - old.Count)
+				w.count += int(occurrences(e))
+			} else if old, ok := ev.Old.(*corev1.Event); ok && occurrences(e) > occurrences(old) {
+				w.count += int(occurrences(e) - occurrences(old))
 			}
 		}
 	}
+}
+
+// occurrences is how many times an Event says it happened: its count
+// (core/v1), its series' count (events.k8s.io/v1, the scheduler's), or
+// once.
+func occurrences(e *corev1.Event) int32 {
+	if e.Series != nil {
+		return e.Series.Count
+	}
+	return max(e.Count, 1)
 }
 
 func summarisePod(sum *summary, ev store.Event) {
