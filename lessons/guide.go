@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubeloop/kubeloop/engine"
+	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/trace"
 	"github.com/kubeloop/kubeloop/engine/workload"
@@ -113,16 +115,58 @@ func quoteAll(ss []string) []string {
 }
 
 func ranMatches(prefixes []string, text string) bool {
-	text = strings.TrimSpace(text)
-	text = strings.TrimSpace(strings.TrimPrefix(text, "kubectl "))
-	// A here-document's body is not part of the command.
-	text, _, _ = strings.Cut(text, "\n")
+	words := commandWords(text)
 	for _, p := range prefixes {
-		if strings.HasPrefix(text, p) {
+		want := commandWords(p)
+		if len(want) == 0 || len(words) < len(want) {
+			continue
+		}
+		last := len(want) - 1
+		if slices.Equal(words[:last], want[:last]) && strings.HasPrefix(words[last], want[last]) {
 			return true
 		}
 	}
 	return false
+}
+
+// commandWords is a command line as ran compares it: its words, less a
+// leading "kubectl", its flags (and their values) and any here-document,
+// with every kind named as kubectl names it in full, and TYPE/NAME split
+// in two. So "kubectl describe -n shop po/web" and "describe pod web"
+// read alike, and "why pod/" is a prefix of both "why pod/web" and "why
+// pods web".
+func commandWords(line string) []string {
+	line, _, _ = strings.Cut(line, "\n") // a here-document's body is not part of the command
+	words, err := repl.SplitWords(line)
+	if err != nil {
+		words = strings.Fields(line)
+	}
+	if len(words) > 0 && words[0] == "kubectl" {
+		words = words[1:]
+	}
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if len(w) > 1 && w[0] == '-' {
+			if !strings.Contains(w, "=") && len(out) > 0 && repl.FlagTakesValue(out[0], w) {
+				i++ // its value
+			}
+			continue
+		}
+		if len(out) == 0 {
+			out = append(out, w) // the command: never a kind ("get", "eval")
+			continue
+		}
+		typ, name, slash := strings.Cut(w, "/")
+		if k, ok := kinds.Lookup(typ); ok {
+			typ = k.Singular
+		}
+		out = append(out, typ)
+		if slash {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func (q *TraceQuery) matches(e trace.Event) bool {

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"sort"
+	"strings"
 )
 
 // Command is one command of kubeloop's language: the same table serves the
@@ -92,6 +93,23 @@ func Register(c *Command) { register(c) }
 func lookup(name string) (*Command, bool) {
 	c, ok := commands[name]
 	return c, ok
+}
+
+// FlagTakesValue reports whether the flag named by word ("-n", "--output")
+// takes a value in the next word, for the command named name: lessons
+// read a learner's command line past its flags.
+func FlagTakesValue(name, word string) bool {
+	c, ok := lookup(name)
+	if !ok {
+		return false
+	}
+	word = strings.TrimLeft(word, "-")
+	for _, f := range c.Flags {
+		if f.Value != "" && (word == f.Name || word == f.Short && f.Short != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // Commands lists every command once, sorted by name, for help and completion.
