@@ -93,6 +93,8 @@ func TestLoadErrors(t *testing.T) {
 			`bad.yaml:4: step 1: a step needs exactly one of check, trace and ran (it has 2)`},
 		{"bad column", strings.Replace(good, `  check: count(deployments, .metadata.name == "web") == 1`, "  trace: {column: Later}", 1),
 			`bad.yaml:6: step 1: trace column "Later"`},
+		{"ran of no command", strings.Replace(good, `  check: count(deployments, .metadata.name == "web") == 1`, "  ran: [kubectl]", 1),
+			`step 1: ran entry "kubectl" names no command, so nothing matches it`},
 		{"yaml syntax", "id: tiny\ntitle: [x\n", `bad.yaml:`},
 		{"no steps", "id: tiny\ntitle: T\nsolution: [get pods]\n", `bad.yaml: a lesson needs at least one step`},
 	} {

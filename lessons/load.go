@@ -324,8 +324,11 @@ func (l *Lesson) validate(fsys fs.FS) Errors {
 		if len(st.Ran) > 0 {
 			n++
 			for _, r := range st.Ran {
-				if strings.TrimSpace(r) == "" {
+				switch {
+				case strings.TrimSpace(r) == "":
 					step(i, "ran", "an empty ran entry matches every command")
+				case len(commandWords(r)) == 0:
+					step(i, "ran", "ran entry %q names no command, so nothing matches it", r)
 				}
 			}
 		}
