@@ -47,8 +47,9 @@ const (
 // objectKey is what getSpamKey says of an Event's object (its recorder
 // being the correlator's own).
 type objectKey struct {
-	kind, namespace, name, apiVersion string
-	uid                               types.UID
+	kind            *kinds.Kind // its Kind and apiVersion
+	namespace, name string
+	uid             types.UID
 }
 
 // aggregateKey is EventAggregatorByReasonFunc's key: the object, the type
@@ -93,7 +94,7 @@ type correlator struct {
 // similar ones, or dropped by the spam filter.
 func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tick, source string, obj kinds.Object, eventType, reason, message string) {
 	k := kinds.Of(obj)
-	ok := objectKey{kind: k.Kind, namespace: obj.GetNamespace(), name: obj.GetName(), apiVersion: k.APIVersion(), uid: obj.GetUID()}
+	ok := objectKey{kind: k, namespace: obj.GetNamespace(), name: obj.GetName(), uid: obj.GetUID()}
 	ak := aggregateKey{obj: ok, typ: eventType, reason: reason}
 
 	// EventAggregate.

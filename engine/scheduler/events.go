@@ -101,7 +101,10 @@ func (r *eventRecorder) eventf(cause uint64, regarding, related kinds.Object, ev
 	}
 	ev := r.s.env.API.RecordEventV1(actor, e)
 	if ev == nil {
-		return // refused: client-go gives up on it too (it is in its cache, unwritten)
+		// Refused (its namespace is going away). client-go would keep it
+		// in its cache all the same, and a repeat would try to create it
+		// again, to be refused again: kubeloop keeps nothing.
+		return
 	}
 	r.seq++
 	r.cache[key] = &keptEvent{ev: ev, seq: r.seq}
