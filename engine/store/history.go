@@ -51,14 +51,17 @@ type hentry struct {
 	key      string
 	obj, old *blob  // as in Event; nil while the version is typed (see typed) or absent
 	cause    uint32 // Event.Cause, or 0 (none) if it does not fit; see sealedCause
-	bits     uint32 // the type (2 bits), the kind (8) and typed (22); see pack
+	bits     uint32 // the type (2 bits), statusOnly (1), the kind (7) and typed (22); see pack
 }
 
-// The fields packed in hentry.bits, from the lowest bit up.
+// The fields packed in hentry.bits, from the lowest bit up. The kind gave
+// up a bit for statusOnly: kubeloop serves a dozen kinds, and kindID
+// panics rather than let a 129th alias another.
 const (
-	typBits   = 2
-	kindBits  = 8
-	typedBits = 32 - typBits - kindBits
+	typBits    = 2
+	statusBits = 1
+	kindBits   = 7
+	typedBits  = 32 - typBits - statusBits - kindBits
 
 	// spilledRef is hentry.typed for an entry whose typed versions are in
 	// history.spilled, under its revision.
@@ -75,21 +78,31 @@ const (
 // other path.
 var typedSlots = spilledRef - 1
 
-func pack(typ EventType, kind uint8, typed uint32) uint32 {
-	if typ >= 1<<typBits || typed > spilledRef {
+func pack(typ EventType, statusOnly bool, kind uint8, typed uint32) uint32 {
+	if typ >= 1<<typBits || kind >= 1<<kindBits || typed > spilledRef {
 		panic("store: a history entry's fields do not fit")
 	}
-	return uint32(typ) | uint32(kind)<<typBits | typed<<(typBits+kindBits)
+	var st uint32
+	if statusOnly {
+		st = 1
+	}
+	return uint32(typ) | st<<typBits | uint32(kind)<<(typBits+statusBits) | typed<<(typBits+statusBits+kindBits)
 }
 
 func (e *hentry) typ() EventType { return EventType(e.bits & (1<<typBits - 1)) }
-func (e *hentry) kind() uint8    { return uint8(e.bits >> typBits) }
+func (e *hentry) kind() uint8 {
+	return uint8(e.bits >> (typBits + statusBits) & (1<<kindBits - 1))
+}
+
+// statusOnly says the write's caller promised that it changed nothing but
+// the object's status (see Store.UpdateStatusOnly).
+func (e *hentry) statusOnly() bool { return e.bits>>typBits&1 != 0 }
 
 // typed is 1 + the index in history.typed of the entry's typed versions;
 // spilledRef if they are in history.spilled; 0 if it has none.
-func (e *hentry) typed() uint32 { return e.bits >> (typBits + kindBits) }
+func (e *hentry) typed() uint32 { return e.bits >> (typBits + statusBits + kindBits) }
 
-func (e *hentry) setTyped(t uint32) { e.bits = pack(e.typ(), e.kind(), t) }
+func (e *hentry) setTyped(t uint32) { e.bits = pack(e.typ(), e.statusOnly(), e.kind(), t) }
 
 // sealedCause is a write's cause as a sealed entry keeps it: a trace
 // sequence number, which in any run a learner can read stays far below 2^32.
@@ -194,7 +207,7 @@ func (h *history) sealFront() {
 		typed = h.keepTyped(ev.Rev, p)
 	}
 	e := hentry{key: ev.Key, obj: ev.obj, old: ev.old, cause: sealedCause(ev.Cause),
-		bits: pack(ev.Type, h.kindID(ev.Kind), typed)}
+		bits: pack(ev.Type, ev.statusOnly, h.kindID(ev.Kind), typed)}
 	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
 		h.blocks = append(h.blocks, make([]hentry, 0, historyChunk))
 	}
@@ -294,8 +307,8 @@ func (h *history) typedObj(i int) Object {
 func (h *history) kindID(k *kinds.Kind) uint8 {
 	id, ok := h.kind[k]
 	if !ok {
-		if len(h.kinds) > 255 {
-			panic("store: more than 256 kinds")
+		if len(h.kinds) >= 1<<kindBits {
+			panic("store: more than " + strconv.Itoa(1<<kindBits) + " kinds in history")
 		}
 		if h.kind == nil {
 			h.kind = map[*kinds.Kind]uint8{}

@@ -23,6 +23,47 @@ func TestHentryIs40Bytes(t *testing.T) {
 	}
 }
 
+// The fields packed in a sealed entry's bits read back as packed, at
+// their extremes too, and setTyped leaves the others alone; a kind beyond
+// the 7 bits left to it panics rather than alias another.
+func TestHentryBitsReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		typ        EventType
+		statusOnly bool
+		kind       uint8
+		typed      uint32
+	}{
+		{Added, false, 0, 0},
+		{Modified, true, 1, 1},
+		{Deleted, true, 1<<kindBits - 1, spilledRef},
+		{Deleted, false, 1<<kindBits - 1, spilledRef - 1},
+		{Modified, true, 0, spilledRef},
+	} {
+		e := hentry{bits: pack(tc.typ, tc.statusOnly, tc.kind, tc.typed)}
+		if e.typ() != tc.typ || e.statusOnly() != tc.statusOnly || e.kind() != tc.kind || e.typed() != tc.typed {
+			t.Errorf("pack(%v, %v, %d, %d) reads back (%v, %v, %d, %d)", tc.typ, tc.statusOnly, tc.kind, tc.typed,
+				e.typ(), e.statusOnly(), e.kind(), e.typed())
+		}
+		e.setTyped(0)
+		if e.typ() != tc.typ || e.statusOnly() != tc.statusOnly || e.kind() != tc.kind || e.typed() != 0 {
+			t.Errorf("pack(%v, %v, %d, %d), setTyped(0) reads back (%v, %v, %d, %d)", tc.typ, tc.statusOnly, tc.kind, tc.typed,
+				e.typ(), e.statusOnly(), e.kind(), e.typed())
+		}
+	}
+	var h history
+	for i := range 1 << kindBits {
+		if id := h.kindID(&kinds.Kind{Kind: strconv.Itoa(i)}); int(id) != i {
+			t.Fatalf("kind %d has id %d", i, id)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a kind beyond the bits of a sealed entry got an id")
+		}
+	}()
+	h.kindID(&kinds.Kind{Kind: "one too many"})
+}
+
 // A sealed entry keeps its cause in 32 bits; one that does not fit reads
 // back as 0 (no cause), never as some other event's number. Unsealed
 // history keeps every cause as written.

@@ -57,9 +57,13 @@ func (t EventType) String() string {
 // Event is one committed write, as a watcher sees it.
 type Event struct {
 	Type EventType
-	Kind *kinds.Kind
-	Key  string
-	Rev  int64
+	// statusOnly says the write's caller promised it changed nothing but
+	// the object's status (UpdateStatusOnly). Next to Type, in padding
+	// that Event has anyway.
+	statusOnly bool
+	Kind       *kinds.Kind
+	Key        string
+	Rev        int64
 	// Object is the object after the write; for Deleted, its last state.
 	// Old is the object before the write; nil for Added. In what Watch
 	// returns, both are nil for the kinds kept at rest (see encoding.go).
