@@ -236,7 +236,15 @@ func keptAtRest(k *kinds.Kind) bool { return k == kinds.Event }
 // base is an earlier version of the same object and obj differs from it
 // only in status, the result keeps only the status. The bytes are
 // allocated once, at their exact size.
-func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
+//
+// Finding that only the status changed costs a marshal of the whole
+// object and a rebuild of base's metadata and spec to compare with. Most
+// sealed versions are status writes whose writer knows as much
+// (statusOnly: see UpdateStatusOnly), and for those encode marshals the
+// status alone, which gives the same bytes: the whole object's encoding
+// ends with its status as field 3, and a status-only version keeps
+// exactly that field.
+func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *blob {
 	if !encoded(k) {
 		return nil
 	}
@@ -272,53 +280,58 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 		defer was.restore(ev, flags)
 	}
 	s.timesBuf = appendTimes(s.timesBuf[:0], obj)
-	// The generated code writes backwards from the end of the buffer it is
-	// given, so one pass into the tail of a scratch buffer both measures
-	// and encodes; the bytes are then copied out at their exact size.
 	if len(s.encBuf) == 0 {
 		s.encBuf = make([]byte, encScratch)
 	}
-	n, ok := marshalTail(m, s.encBuf)
-	if !ok { // larger than the scratch buffer: measure first
-		n = m.Size()
-		big := make([]byte, n)
-		if _, err := m.MarshalToSizedBuffer(big); err != nil {
-			return nil
+	var enc, meta []byte // a version that shares its spec keeps its metadata, then its status
+	// The whole path's preconditions for keeping the status alone, but
+	// for the comparison: without them it would keep more, and so must
+	// this one.
+	fast := false
+	if statusOnly && base != nil && rv >= 0 && hasRV(base) {
+		enc, fast = s.marshalStatus(k, obj)
+	}
+	if fast {
+		if VerifyEncoding {
+			s.checkStatusOnly(k, obj, m, base, enc)
 		}
-		s.encBuf, n = big, len(big)
-	}
-	enc := s.encBuf[len(s.encBuf)-n:]
-	specAt, at, split := topFields(k, enc)
-	if !split {
-		at = len(enc)
-	}
-	sameMeta, sameSpec := false, false
-	if split && base != nil && rv >= 0 && hasRV(base) {
-		// The base's metadata and spec, rebuilding each version that
-		// keeps one once.
-		mb, sb := base.holding(1), base.holding(2)
-		meta, spec, buf := mb.fields(k, s.cmpBuf)
-		if sameMeta = bytes.Equal(enc[:specAt], meta); sameMeta {
-			if sb != mb {
-				_, spec, buf = sb.fields(k, buf)
+		b.base = base.holding(2) // only the status changed, as promised
+	} else {
+		// The generated code writes backwards from the end of the buffer
+		// it is given, so one pass into the tail of a scratch buffer both
+		// measures and encodes; the bytes are then copied out at their
+		// exact size.
+		n, ok := marshalTail(m, s.encBuf)
+		if !ok { // larger than the scratch buffer: measure first
+			n = m.Size()
+			big := make([]byte, n)
+			if _, err := m.MarshalToSizedBuffer(big); err != nil {
+				return nil
 			}
-			sameSpec = bytes.Equal(enc[specAt:at], spec)
+			s.encBuf, n = big, len(big)
 		}
-		s.cmpBuf = buf
-	}
-	var meta []byte // a version that shares its spec keeps its metadata, then its status
-	switch {
-	case sameMeta:
-		if sameSpec {
-			b.base, enc = base.holding(2), enc[at:] // only the status changed
-		} else {
-			b.base, enc = base.holding(1), enc[specAt:] // the spec and status changed
-			header |= keepsSpec
+		enc = s.encBuf[len(s.encBuf)-n:]
+		specAt, at, split := topFields(k, enc)
+		if !split {
+			at = len(enc)
 		}
-	case split && k == kinds.Pod && at > specAt:
-		b.base = s.sharedSpecBlob(enc[specAt:at])
-		meta, enc = enc[:specAt], enc[at:]
-		header |= sharedSpec
+		sameMeta, sameSpec := false, false
+		if split && base != nil && rv >= 0 && hasRV(base) {
+			sameMeta, sameSpec = s.sameAsBase(k, enc, specAt, at, base)
+		}
+		switch {
+		case sameMeta:
+			if sameSpec {
+				b.base, enc = base.holding(2), enc[at:] // only the status changed
+			} else {
+				b.base, enc = base.holding(1), enc[specAt:] // the spec and status changed
+				header |= keepsSpec
+			}
+		case split && k == kinds.Pod && at > specAt:
+			b.base = s.sharedSpecBlob(enc[specAt:at])
+			meta, enc = enc[:specAt], enc[at:]
+			header |= sharedSpec
+		}
 	}
 	body := binary.AppendUvarint(s.bodyBuf[:0], uint64(len(s.timesBuf)))
 	body = append(body, s.timesBuf...)
@@ -356,6 +369,91 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob) *blob {
 		verifyRoundTrip(k, obj, b)
 	}
 	return b
+}
+
+// sameAsBase says whether enc, the encoding of a version whose spec and
+// status start at specAt and at, has the same metadata as base's chain,
+// and then whether it has the same spec too. It rebuilds each version of
+// the chain that keeps one of them once.
+func (s *Store) sameAsBase(k *kinds.Kind, enc []byte, specAt, at int, base *blob) (sameMeta, sameSpec bool) {
+	mb, sb := base.holding(1), base.holding(2)
+	meta, spec, buf := mb.fields(k, s.cmpBuf)
+	if sameMeta = bytes.Equal(enc[:specAt], meta); sameMeta {
+		if sb != mb {
+			_, spec, buf = sb.fields(k, buf)
+		}
+		sameSpec = bytes.Equal(enc[specAt:at], spec)
+	}
+	s.cmpBuf = buf
+	return sameMeta, sameSpec
+}
+
+// statusOf is obj's status, for the kinds whose versions may keep their
+// status alone (those topFields splits); false for any other.
+func statusOf(k *kinds.Kind, obj Object) (protoMarshaler, bool) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return &o.Status, k == kinds.Pod
+	case *corev1.Node:
+		return &o.Status, k == kinds.Node
+	case *appsv1.Deployment:
+		return &o.Status, k == kinds.Deployment
+	case *appsv1.ReplicaSet:
+		return &o.Status, k == kinds.ReplicaSet
+	}
+	return nil, false
+}
+
+// statusTag is the key of a top-level status field: field 3, length-
+// delimited, as the generated code writes it (one byte, 0x1a).
+const statusTag = 3<<3 | 2
+
+// marshalStatus encodes obj's status into the end of the scratch buffer
+// as the generated code ends the whole object's encoding with it: its
+// key, its length as a uvarint, then its fields. False if obj's kind keeps
+// no status apart, or the status does not fit the scratch buffer (encode
+// then takes the whole path, which handles any size).
+func (s *Store) marshalStatus(k *kinds.Kind, obj Object) ([]byte, bool) {
+	st, ok := statusOf(k, obj)
+	if !ok {
+		return nil, false
+	}
+	n, ok := marshalTail(st, s.encBuf)
+	if !ok {
+		return nil, false
+	}
+	var key [1 + binary.MaxVarintLen64]byte
+	head := binary.AppendUvarint(append(key[:0], statusTag), uint64(n))
+	start := len(s.encBuf) - n - len(head)
+	if start < 0 {
+		return nil, false
+	}
+	copy(s.encBuf[start:], head)
+	return s.encBuf[start:], true
+}
+
+// checkStatusOnly panics unless status, what marshalStatus made of obj,
+// is what the whole path would keep of it against base: a writer's false
+// promise (see UpdateStatusOnly) would otherwise pass for its status alone
+// a version whose metadata or spec changed, and history would silently
+// read back the base's. VerifyEncoding runs it, so every test checks
+// every promise.
+func (s *Store) checkStatusOnly(k *kinds.Kind, obj Object, m protoMarshaler, base *blob, status []byte) {
+	whole := make([]byte, m.Size()) // not the scratch buffer, which holds status
+	n, err := m.MarshalToSizedBuffer(whole)
+	if err != nil || n != len(whole) {
+		panic(fmt.Sprintf("store: cannot encode %s %s/%s whole to check its status write: %v", k.Kind, obj.GetNamespace(), obj.GetName(), err))
+	}
+	specAt, at, split := topFields(k, whole)
+	sameMeta, sameSpec := false, false
+	if split {
+		sameMeta, sameSpec = s.sameAsBase(k, whole, specAt, at, base)
+	}
+	if !sameMeta || !sameSpec || !bytes.Equal(whole[at:], status) {
+		panic(fmt.Sprintf("store: %s %s/%s was written as a status-only change, but it is not one against the version before it"+
+			" (split %v, same metadata %v, same spec %v, same status bytes %v)",
+			k.Kind, obj.GetNamespace(), obj.GetName(), split, sameMeta, sameSpec, split && bytes.Equal(whole[at:], status)))
+	}
 }
 
 // topFields is where the spec and status fields (fields 2 and 3 of every

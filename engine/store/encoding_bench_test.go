@@ -36,13 +36,13 @@ func BenchmarkEncodePod(b *testing.B) {
 	s, p := New(), runningPod()
 	b.ReportAllocs()
 	for range b.N {
-		s.encode(kinds.Pod, p, nil)
+		s.encode(kinds.Pod, p, nil, false)
 	}
 }
 
 func BenchmarkDecodePod(b *testing.B) {
 	s := New()
-	enc := s.encode(kinds.Pod, runningPod(), nil)
+	enc := s.encode(kinds.Pod, runningPod(), nil, false)
 	b.ReportAllocs()
 	for range b.N {
 		enc.decode(kinds.Pod)

@@ -207,7 +207,7 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 	s := New()
 	p := typedPod("big")
 	p.Annotations = map[string]string{"note": string(make([]byte, encScratch+1000))}
-	b := s.encode(kinds.Pod, p, nil)
+	b := s.encode(kinds.Pod, p, nil, false)
 	if b == nil {
 		t.Fatal("a large pod was not encoded")
 	}
@@ -219,7 +219,7 @@ func TestEncodeLargerThanScratch(t *testing.T) {
 		t.Error("the store kept a one-off large encoding buffer")
 	}
 	small := runningPod()
-	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small, nil).decode(kinds.Pod), small)
+	sameJSON(t, "pod after a large one", s.encode(kinds.Pod, small, nil, false).decode(kinds.Pod), small)
 }
 
 // A version that changed only its status keeps only its status; one that

@@ -33,7 +33,7 @@ func TestEventKeyReadsBack(t *testing.T) {
 		ev.Namespace, ev.Name, ev.Reason = c.ns, c.name, "Pulled"
 		ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", Namespace: c.objectNS, Name: c.object}
 		want := ev.DeepCopy()
-		b := s.encode(kinds.Event, ev, nil)
+		b := s.encode(kinds.Event, ev, nil, false)
 		sameJSON(t, "the caller's Event", ev, want)
 		sameJSON(t, "the Event read back", b.decode(kinds.Event), want)
 		key, ok := b.eventKey()

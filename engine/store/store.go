@@ -164,7 +164,7 @@ func (e entry) object(k *kinds.Kind) Object {
 // The store then keeps nothing of obj itself.
 func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 	if b.atRest {
-		enc := s.encode(k, obj, nil)
+		enc := s.encode(k, obj, nil, false)
 		if enc == nil {
 			panic("store: a " + k.Kind + " must be kept at rest, and this one cannot be encoded")
 		}
@@ -456,6 +456,21 @@ func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64
 // ("the object has been modified; please apply your changes to the latest
 // version and try again"); an empty resourceVersion is an unconditional write.
 func (s *Store) Update(obj Object, cause uint64) (int64, error) {
+	return s.update(obj, cause, false)
+}
+
+// UpdateStatusOnly is Update for a write whose caller knows that obj
+// differs from the stored version in nothing but its status and
+// resourceVersion: the API server's status writes, most of a cluster's
+// writes. The store takes the caller's word for it only to encode the
+// superseded version cheaply once sealed (marshalling its status alone,
+// see encode); with VerifyEncoding on, it checks the word against the
+// whole encoding and panics if it was false.
+func (s *Store) UpdateStatusOnly(obj Object, cause uint64) (int64, error) {
+	return s.update(obj, cause, true)
+}
+
+func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error) {
 	k := kinds.Of(obj)
 	b := s.bucket(k)
 	s.lookupKey(k, obj.GetNamespace(), obj.GetName())
@@ -478,8 +493,8 @@ func (s *Store) Update(obj Object, cause uint64) (int64, error) {
 	b.put(key, e)
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj)
-	s.history.append(Event{Type: Modified, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Old: b.typed(old),
-		Cause: cause, obj: e.enc, old: was.enc})
+	s.history.append(Event{Type: Modified, statusOnly: statusOnly, Kind: k, Key: key, Rev: s.rev,
+		Object: b.typed(obj), Old: b.typed(old), Cause: cause, obj: e.enc, old: was.enc})
 	return s.rev, nil
 }
 
@@ -611,8 +626,10 @@ func (s *Store) Seal(rev int64) {
 // sealOld encodes the version ev superseded, sharing the bytes with the
 // history entry that wrote that version when it is still kept. The version
 // before that one, which that entry superseded, is the base against which
-// a status-only change is kept (see blob). Entries are sealed in revision
-// order, so the one that wrote the version is sealed already.
+// a status-only change is kept (see blob); if that entry's writer
+// promised it changed only the status, encode trusts it (see
+// UpdateStatusOnly). Entries are sealed in revision order, so the one
+// that wrote the version is sealed already.
 func (s *Store) sealOld(ev *Event) {
 	old := ev.Old
 	var b *blob
@@ -621,14 +638,14 @@ func (s *Store) sealOld(ev *Event) {
 		case p.obj != nil:
 			b = p.obj
 		case s.history.typedObj(i) == old:
-			if b = s.encode(ev.Kind, old, p.old); b != nil {
+			if b = s.encode(ev.Kind, old, p.old, p.statusOnly()); b != nil {
 				s.history.encodedObj(i, b)
 			}
 		default:
-			b = s.encode(ev.Kind, old, nil)
+			b = s.encode(ev.Kind, old, nil, false)
 		}
 	} else {
-		b = s.encode(ev.Kind, old, nil)
+		b = s.encode(ev.Kind, old, nil, false)
 	}
 	if b == nil {
 		return // not encodable exactly: kept typed
