@@ -125,7 +125,7 @@ func (s *Server) Apply(a Actor, source string, data []byte, opts ApplyOptions) (
 			results[i].Object = p.live
 		default:
 			p.obj.SetResourceVersion("") // planned against this very state
-			s.commitUpdate(a, p.obj, Configured)
+			s.commitUpdate(a, p.obj, Configured, false)
 		}
 	}
 	return results, nil
@@ -399,7 +399,7 @@ func (s *Server) Patch(a Actor, k *kinds.Kind, namespace, name string, opts Patc
 			return cur, false, nil
 		}
 		if !opts.DryRun {
-			s.commitUpdate(a, prepared, verb)
+			s.commitUpdate(a, prepared, verb, opts.Status && changesStatusOnly(cur, prepared))
 		}
 		return prepared, true, nil
 	}

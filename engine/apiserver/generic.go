@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"maps"
 	"reflect"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -35,6 +36,17 @@ func withStatusOnly(old, upd kinds.Object) kinds.Object {
 	}
 	out.SetResourceVersion(upd.GetResourceVersion())
 	return out
+}
+
+// changesStatusOnly reports whether upd, made by withStatusOnly from old,
+// differs from old in nothing but its status and resourceVersion, so that
+// the store may keep the version it supersedes by its status alone
+// without comparing (Store.UpdateStatusOnly). Only a Deployment's status
+// write carries other metadata: its annotations. Maps with the same
+// entries encode the same (protobuf sorts their keys), so maps.Equal is
+// the test.
+func changesStatusOnly(old, upd kinds.Object) bool {
+	return kinds.Of(old) != kinds.Deployment || maps.Equal(old.GetAnnotations(), upd.GetAnnotations())
 }
 
 // withoutStatus returns upd with old's status: a PUT to the main resource of

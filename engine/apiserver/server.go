@@ -349,7 +349,7 @@ func (s *Server) update(a Actor, obj kinds.Object, status bool, verb string) (ki
 	if status && statusEqual(old, obj) || !status && Equal(old, obj) {
 		return old, nil // a no-op write does not move the revision, as in kube-apiserver
 	}
-	s.commitUpdate(a, obj, verb)
+	s.commitUpdate(a, obj, verb, status && changesStatusOnly(old, obj))
 	return obj, nil
 }
 
@@ -412,14 +412,21 @@ func (s *Server) prepareUpdate(v view, old, obj kinds.Object, status bool) (kind
 	return obj, nil
 }
 
-// commitUpdate writes a prepared update.
-func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string) {
+// commitUpdate writes a prepared update. statusOnly says it changes
+// nothing but the status (see changesStatusOnly).
+func (s *Server) commitUpdate(a Actor, obj kinds.Object, verb string, statusOnly bool) {
 	k := kinds.Of(obj)
 	cause := a.Cause
 	if a.learner() { // as in commitCreate
 		cause = s.declare(a, k, obj.GetNamespace(), obj.GetName(), KubectlRef(k, obj.GetName())+" "+verb, "stored")
 	}
-	rev, err := s.store.Update(obj, cause)
+	var rev int64
+	var err error
+	if statusOnly {
+		rev, err = s.store.UpdateStatusOnly(obj, cause)
+	} else {
+		rev, err = s.store.Update(obj, cause)
+	}
 	if err != nil {
 		panic("apiserver: update after validation failed: " + err.Error())
 	}

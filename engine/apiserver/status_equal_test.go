@@ -307,3 +307,36 @@ func TestStructFieldWithoutStatus(t *testing.T) {
 		}
 	}
 }
+
+// A status write changes nothing but the status, and the store may take
+// its word for it (Store.UpdateStatusOnly), unless it is a Deployment's
+// that brings new annotations; the same annotations in a new map are no
+// change (protobuf encodes them the same).
+func TestChangesStatusOnly(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{"a": "1"}}}
+	podUpd := pod.DeepCopy()
+	podUpd.Annotations = map[string]string{"a": "2"} // a status write ignores it
+	podUpd.Status.Phase = corev1.PodRunning
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", Annotations: map[string]string{"a": "1"}}}
+	depSame := dep.DeepCopy()
+	depSame.Status.Replicas = 3
+	depNew := depSame.DeepCopy()
+	depNew.Annotations["deployment.kubernetes.io/revision"] = "2"
+	depNone := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}}
+	depEmpty := depNone.DeepCopy()
+	depEmpty.Annotations = map[string]string{}
+	for _, tc := range []struct {
+		name     string
+		old, upd kinds.Object
+		want     bool
+	}{
+		{"pod", pod, podUpd, true},
+		{"deployment, same annotations", dep, depSame, true},
+		{"deployment, new annotation", dep, depNew, false},
+		{"deployment, none and empty", depNone, depEmpty, true},
+	} {
+		if got := changesStatusOnly(tc.old, withStatusOnly(tc.old, tc.upd)); got != tc.want {
+			t.Errorf("changesStatusOnly(%s) = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
