@@ -53,6 +53,9 @@ type eventKey struct {
 type keptEvent struct {
 	ev  *corev1.Event
 	seq uint64
+	// last is the trace event of the latest occurrence: what a later
+	// write of the series cites as its cause.
+	last uint64
 }
 
 // eventRecorder is kube-scheduler's events.k8s.io/v1 event recorder.
@@ -89,6 +92,7 @@ func (r *eventRecorder) eventf(cause uint64, regarding, related kinds.Object, ev
 	}
 	now := metav1.NewMicroTime(r.s.env.Loop.Now().Time())
 	if kept, ok := r.cache[key]; ok {
+		kept.last = cause
 		if kept.ev.Series != nil {
 			kept.ev.Series.Count++
 			kept.ev.Series.LastObservedTime = now
@@ -107,7 +111,7 @@ func (r *eventRecorder) eventf(cause uint64, regarding, related kinds.Object, ev
 		return
 	}
 	r.seq++
-	r.cache[key] = &keptEvent{ev: ev, seq: r.seq}
+	r.cache[key] = &keptEvent{ev: ev, seq: r.seq, last: cause}
 	r.armFinish()
 }
 
@@ -175,7 +179,7 @@ func (r *eventRecorder) finishSeries() {
 		kept := r.cache[key]
 		switch series := kept.ev.Series; {
 		case series != nil && sim.FromTime(series.LastObservedTime.Time) < cutoff:
-			r.writeSeries(kept.ev, "finished: its last repeat was over 6 minutes ago")
+			r.writeSeries(kept, "finished: its last repeat was over 6 minutes ago")
 			delete(r.cache, key)
 		case series == nil && sim.FromTime(kept.ev.EventTime.Time) < cutoff:
 			delete(r.cache, key)
@@ -191,8 +195,8 @@ func (r *eventRecorder) finishSeries() {
 func (r *eventRecorder) refreshSeries() {
 	any := false
 	for _, key := range r.kept() {
-		if ev := r.cache[key].ev; ev.Series != nil {
-			r.writeSeries(ev, "refreshed, as every 30 minutes")
+		if kept := r.cache[key]; kept.ev.Series != nil {
+			r.writeSeries(kept, "refreshed, as every 30 minutes")
 			any = true
 		}
 	}
@@ -203,11 +207,13 @@ func (r *eventRecorder) refreshSeries() {
 
 const whyEventSeries = "kube-scheduler's event recorder counts an event's repeats in memory and writes the count when a series starts, every 30 minutes, and 6 minutes after its last repeat: Events are best-effort, kept cheap for etcd."
 
-// writeSeries writes ev's series, traced.
-func (r *eventRecorder) writeSeries(ev *corev1.Event, what string) {
+// writeSeries writes a kept event's series, traced as caused by its
+// latest occurrence.
+func (r *eventRecorder) writeSeries(kept *keptEvent, what string) {
+	ev := kept.ev
 	obj := "pod/" + ev.InvolvedObject.Name // the scheduler's Events are all about pods
 	seq := r.s.env.Trace.Record(trace.Event{Component: Component, Lane: trace.ControlPlane, Column: trace.Maintain,
-		Namespace: ev.InvolvedObject.Namespace, Object: obj,
+		Namespace: ev.InvolvedObject.Namespace, Object: obj, Cause: kept.last,
 		Message: "event series " + ev.Reason + " x" + itoa(int(ev.Series.Count)) + " " + what, Why: whyEventSeries})
 	r.s.env.API.PatchEventSeries(apiserver.Actor{Component: Component, Cause: seq}, ev)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/scheduler"
 	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
 	"github.com/kubeloop/kubeloop/engine/sim"
+	"github.com/kubeloop/kubeloop/engine/trace"
 )
 
 func schedulerEvents(h *harness) []string {
@@ -160,9 +161,16 @@ func TestEventSeriesFinish(t *testing.T) {
 		t.Errorf("series at 12m = %+v; want 6, last seen at 35s", s)
 	}
 	var passes []string
+	var lastFailure uint64
 	for _, ev := range h.trace.All() {
+		if strings.HasPrefix(ev.Message, "FailedScheduling") {
+			lastFailure = ev.Seq
+		}
 		if strings.HasPrefix(ev.Message, "event series") {
 			passes = append(passes, ev.T.String()+" "+ev.Message)
+			if ev.Cause != lastFailure || ev.Column != trace.Maintain {
+				t.Errorf("series write: cause #%d, column %s; want the last failure #%d, Maintain", ev.Cause, ev.Column, lastFailure)
+			}
 		}
 	}
 	if got, want := strings.Join(passes, "; "), "12m00.000s event series FailedScheduling x6 finished: its last repeat was over 6 minutes ago"; got != want {
