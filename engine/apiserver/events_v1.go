@@ -88,13 +88,3 @@ func (s *Server) PatchEventSeries(a Actor, ev *corev1.Event) {
 	again.ResourceVersion, again.UID, again.CreationTimestamp = "", "", metav1.Time{}
 	s.createEvent(a, again)
 }
-
-// reference is client-go's GetReference of obj: what an Event says of the
-// object it is about.
-func (s *Server) reference(obj kinds.Object) corev1.ObjectReference {
-	k := kinds.Of(obj)
-	return corev1.ObjectReference{
-		Kind: k.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
-		APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(),
-	}
-}

@@ -618,7 +618,6 @@ func (s *Server) recordEvent(a Actor, source corev1.EventSource, obj kinds.Objec
 
 // recordEventNamed is recordEvent of an Event the recorder named.
 func (s *Server) recordEventNamed(a Actor, source corev1.EventSource, obj kinds.Object, name, fieldPath, eventType, reason, message string, count int32, first sim.Tick) {
-	k := kinds.Of(obj)
 	ts := s.now()
 	// The store keeps Events only encoded (etcd's bytes; no component
 	// watches them), so every Event is built in the same reused space.
@@ -630,15 +629,13 @@ func (s *Server) recordEventNamed(a Actor, source corev1.EventSource, obj kinds.
 			Name:      name,
 			Namespace: eventNamespace(obj),
 		},
-		InvolvedObject: corev1.ObjectReference{
-			Kind: k.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
-			APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(), FieldPath: fieldPath,
-		},
-		Reason: reason, Message: message, Type: eventType,
+		InvolvedObject: s.reference(obj),
+		Reason:         reason, Message: message, Type: eventType,
 		Source:         source,
 		FirstTimestamp: metav1.NewTime(first.Time()), LastTimestamp: ts, Count: count,
 		ReportingController: source.Component, ReportingInstance: source.Host,
 	}
+	ev.InvolvedObject.FieldPath = fieldPath
 	s.createEvent(a, ev)
 }
 
@@ -700,6 +697,16 @@ func (s *Server) apiVersion(k *kinds.Kind) string {
 		s.apiVersions[k] = v
 	}
 	return v
+}
+
+// reference is client-go's GetReference of obj: what an Event says of the
+// object it is about.
+func (s *Server) reference(obj kinds.Object) corev1.ObjectReference {
+	k := kinds.Of(obj)
+	return corev1.ObjectReference{
+		Kind: k.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
+		APIVersion: s.apiVersion(k), ResourceVersion: obj.GetResourceVersion(),
+	}
 }
 
 func eventNamespace(obj kinds.Object) string {

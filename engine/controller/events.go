@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/record"
 	"github.com/kubeloop/kubeloop/engine/sim"
 )
 
@@ -37,8 +38,6 @@ import (
 const (
 	aggregateMaxEvents = 10              // client-go's defaultAggregateMaxEvents
 	aggregateInterval  = 10 * sim.Minute // defaultAggregateIntervalInSeconds
-	spamBurst          = 25              // defaultSpamBurst
-	spamInterval       = 5 * sim.Minute  // 1 / defaultSpamQPS
 	lruCacheEntries    = 4096            // maxLruCacheEntries, of each of the correlator's caches
 
 	combinedPrefix = "(combined from similar events): " // EventAggregatorByReasonMessageFunc
@@ -129,18 +128,13 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	}
 }
 
-// allow is the spam filter's token bucket for obj, kept as the time the
-// bucket is next full (a GCRA): an event may go out while that is less
-// than spamBurst intervals ahead, and moves it one interval on.
+// allow is the spam filter for obj (see record.Allow), its bucket kept in
+// an LRU cache as client-go keeps it.
 func (c *correlator) allow(obj objectKey, now sim.Tick) bool {
 	tat, _ := c.spam.get(obj)
-	tat = max(tat, now)
-	if tat-now > (spamBurst-1)*spamInterval {
-		c.spam.add(obj, tat)
-		return false
-	}
-	c.spam.add(obj, tat+spamInterval)
-	return true
+	ok := record.Allow(&tat, now)
+	c.spam.add(obj, tat)
+	return ok
 }
 
 // lru is a least-recently-used cache of lruCacheEntries, as groupcache's

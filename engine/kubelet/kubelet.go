@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/record"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/trace"
 	"github.com/kubeloop/kubeloop/engine/workload"
@@ -153,7 +154,7 @@ func (k *Kubelet) source() corev1.EventSource {
 // event records an Event about the kubelet's node. Those it records at
 // its start cannot repeat an earlier one: a restarted kubelet's event
 // correlator starts empty, as its process does. (They are a handful, far
-// under the spam filter's 25, which kubeloop applies to pods only.)
+// under the spam filter's 25, which the kubelet applies to pods only.)
 func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, message string) {
 	k.m.env.API.RecordEvent(k.actor(cause), k.source(), obj, eventType, reason, message)
 }
@@ -263,26 +264,8 @@ func (k *Kubelet) forgetHeld(p *podState) {
 	}
 }
 
-// The spam filter's token bucket (client-go events_cache.go:
-// defaultSpamBurst 25, defaultSpamQPS 1/300).
-const (
-	spamBurst    = 25
-	spamInterval = 5 * sim.Minute
-)
-
-// allowEvent is the spam filter of p's pod: a token bucket of spamBurst
-// tokens, one back every spamInterval, kept as the time the bucket is
-// full again (a generic cell rate algorithm: one number where
-// x/time/rate keeps two). An Event may go while that time is at most
-// spamBurst-1 tokens' worth ahead: one token is left.
-func (p *podState) allowEvent(now sim.Tick) bool {
-	tat := max(p.spamTAT, now)
-	if tat-now > (spamBurst-1)*spamInterval {
-		return false
-	}
-	p.spamTAT = tat + spamInterval
-	return true
-}
+// allowEvent is the spam filter of p's pod (see record.Allow).
+func (p *podState) allowEvent(now sim.Tick) bool { return record.Allow(&p.spamTAT, now) }
 
 // podEventBit is the bit of podState.recorded for an Event reason the
 // kubelet records about pods; 0 for one without (always correlated).

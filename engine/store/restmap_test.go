@@ -1,31 +1,29 @@
 package store
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
-// restBlob is a version of an Event that keeps key (in namespace/name
-// form), or no key if keep is false.
-func restBlob(nsName string, keep bool) *blob {
-	data := []byte{0, 0} // header, no resourceVersion
+// restBlob is a version of an Event at key, encoded as the store encodes
+// one (so it keeps its key), or, if keep is false, the same Event in a
+// namespace the store's key layout cannot hold, whose version keeps none.
+func restBlob(s *Store, key string, keep bool) *blob {
+	ev := recorded()
+	ev.Namespace, ev.Name, _ = strings.Cut(strings.TrimPrefix(key, eventPrefix+"/"), "/")
 	if !keep {
-		return &blob{data: string(append(data, 0))}
+		ev.Namespace += "/x"
 	}
-	var ns, name string
-	for i := range nsName {
-		if nsName[i] == '/' {
-			ns, name = nsName[:i], nsName[i+1:]
-			break
-		}
+	b := s.encode(kinds.Event, ev, nil, false)
+	if k, ok := b.eventKey(); ok != keep || keep && k != key {
+		panic("restBlob: the encoded Event keeps the key " + k + ", not " + key)
 	}
-	data = binary.AppendUvarint(data, uint64(len(ns))+1)
-	data = binary.AppendUvarint(data, uint64(len(name)))
-	data = append(data, eventPrefix+"/"+nsName...)
-	return &blob{data: string(data)}
+	return b
 }
 
 // TestRestMapMatchesAMap drives restMap and a plain map with the same
@@ -37,13 +35,14 @@ func TestRestMapMatchesAMap(t *testing.T) {
 			defer func(m uint64) { hashMask = m }(hashMask)
 			hashMask = mask
 			rnd := rand.New(rand.NewPCG(1, mask))
+			st := New()
 			m, want := newRestMap(), map[string]*blob{}
 			key := func() string { return eventPrefix + fmt.Sprintf("/ns%d/ev.%d", rnd.IntN(3), rnd.IntN(60)) }
 			for step := range 5000 {
 				k := key()
 				switch op := rnd.IntN(10); {
 				case op < 6:
-					b := restBlob(k[len(eventPrefix)+1:], rnd.IntN(8) != 0)
+					b := restBlob(st, k, rnd.IntN(8) != 0)
 					m.put(k, b)
 					want[k] = b
 				default:
