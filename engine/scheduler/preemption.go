@@ -291,6 +291,7 @@ func (s *Scheduler) preempt(qp *framework.QueuedPodInfo, a *attempt) {
 				pod.UID, c.Node, grace),
 			Why: "A victim is deleted like any other pod: it gets its grace period to shut down cleanly, and its controller, if it has one, creates a replacement that must find room elsewhere."})
 		actor := apiserver.Actor{Component: Component, Cause: vseq}
+		victim := p // as kube's prepareCandidate names it in the event: before its condition write
 		cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 			Reason:             corev1.PodReasonPreemptionByScheduler,
 			Message:            SchedulerName + ": preempting to accommodate a higher priority pod",
@@ -305,7 +306,7 @@ func (s *Scheduler) preempt(qp *framework.QueuedPodInfo, a *attempt) {
 		if _, err := s.env.API.Delete(actor, kinds.Pod, p.Namespace, p.Name, apiserver.DeleteOptions{}); err != nil {
 			continue
 		}
-		s.events.eventf(actor.Cause, p, pod, corev1.EventTypeNormal, "Preempted", "Preempting",
+		s.events.eventf(actor.Cause, victim, pod, corev1.EventTypeNormal, "Preempted", "Preempting",
 			fmt.Sprintf("Preempted by pod %v on node %v", pod.UID, c.Node), false)
 	}
 	for _, np := range s.nominated.forNode(c.Node) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/kinds"
@@ -386,5 +388,36 @@ func TestDeterminism(t *testing.T) {
 	}
 	if b1 == b2 {
 		t.Errorf("seeds 1 and 2 broke every tie the same way; the tie-break ignores the seed")
+	}
+}
+
+// TestPreemptedEvent: the Preempted Event regards the victim as the
+// scheduler chose it, before its DisruptionTarget condition was written
+// (kube's prepareCandidate), names the preemptor as related, and says
+// what the scheduler did: Preempting.
+func TestPreemptedEvent(t *testing.T) {
+	h := newHarness()
+	for name, v := range map[string]int32{"low": 10, "high": 1000} {
+		h.create(&schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
+			ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v})
+	}
+	h.create(st.MakeNode().Name("n1").Capacity("1", "4Gi", 110).Obj())
+	victim := st.MakePod().Name("victim").Req("1", "100Mi").Obj()
+	victim.Spec.PriorityClassName = "low"
+	h.create(victim)
+	h.advance(sim.Second)
+	chosen := h.pod("victim").ResourceVersion
+	urgent := st.MakePod().Name("urgent").Req("1", "100Mi").Obj()
+	urgent.Spec.PriorityClassName = "high"
+	h.create(urgent)
+	h.advance(sim.Second)
+	evs := eventsFor(h, "Preempted")
+	if len(evs) != 1 {
+		t.Fatalf("%d Preempted events; want 1", len(evs))
+	}
+	ev := evs[0]
+	if ev.InvolvedObject.Name != "victim" || ev.InvolvedObject.ResourceVersion != chosen || ev.Related == nil ||
+		ev.Related.Name != "urgent" || ev.Action != "Preempting" || ev.ReportingController != "default-scheduler" {
+		t.Errorf("Preempted event = %+v; want it about victim at resourceVersion %s, related urgent, action Preempting", ev, chosen)
 	}
 }
