@@ -43,6 +43,11 @@ type Kind struct {
 	EtcdPrefix string
 	// New returns an empty object of this kind with TypeMeta set.
 	New func() Object
+	// ID numbers the served kinds from 1, in the order they are declared,
+	// so that a table by kind is a slice, not a map: the store finds a
+	// kind's bucket at every read and write. 0 for a Kind made elsewhere
+	// (a test's), which such tables keep aside.
+	ID int
 }
 
 // APIVersion is the manifest's apiVersion: "apps/v1", or "v1" for core.
@@ -85,12 +90,16 @@ func (k *Kind) AppendKey(dst []byte, namespace, name string) []byte {
 	return append(dst, name...)
 }
 
+// served counts the kinds newKind made: the last one's ID.
+var served int
+
 func newKind[T any, PT interface {
 	*T
 	Object
 }](group, version, kind, resource, singular, prefix string, namespaced bool, short ...string) *Kind {
+	served++
 	k := &Kind{Kind: kind, Group: group, Version: version, Resource: resource, Singular: singular,
-		ShortNames: short, Namespaced: namespaced, EtcdPrefix: prefix}
+		ShortNames: short, Namespaced: namespaced, EtcdPrefix: prefix, ID: served}
 	gvk := k.GroupVersionKind()
 	k.New = func() Object {
 		var o PT = new(T)

@@ -37,11 +37,12 @@ type history struct {
 	buf []Event
 	lo  int
 
-	typed   []typedPair          // the sealed entries' versions still typed; hentry.typed indexes this
-	free    []uint32             // the unused indexes of typed
-	spilled map[int64]*typedPair // by revision: the typed versions of entries that found typed full
-	kinds   []*kinds.Kind        // hentry.kind indexes this
-	kind    map[*kinds.Kind]uint8
+	typed   []typedPair           // the sealed entries' versions still typed; hentry.typed indexes this
+	free    []uint32              // the unused indexes of typed
+	spilled map[int64]*typedPair  // by revision: the typed versions of entries that found typed full
+	kinds   []*kinds.Kind         // hentry.kind indexes this
+	kind    map[*kinds.Kind]uint8 // its index by kind
+	byID    []uint8               // 1 + its index, by Kind.ID: found at every seal
 }
 
 // hentry is a sealed history entry. There is one for every write since the
@@ -305,6 +306,9 @@ func (h *history) typedObj(i int) Object {
 }
 
 func (h *history) kindID(k *kinds.Kind) uint8 {
+	if k.ID > 0 && k.ID < len(h.byID) && h.byID[k.ID] > 0 {
+		return h.byID[k.ID] - 1
+	}
 	id, ok := h.kind[k]
 	if !ok {
 		if len(h.kinds) >= 1<<kindBits {
@@ -316,6 +320,12 @@ func (h *history) kindID(k *kinds.Kind) uint8 {
 		id = uint8(len(h.kinds))
 		h.kinds = append(h.kinds, k)
 		h.kind[k] = id
+	}
+	if k.ID > 0 {
+		if k.ID >= len(h.byID) {
+			h.byID = append(h.byID, make([]uint8, k.ID+1-len(h.byID))...)
+		}
+		h.byID[k.ID] = id + 1
 	}
 	return id
 }

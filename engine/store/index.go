@@ -51,20 +51,20 @@ type indexSet struct {
 // values, so that ByIndex can answer "pods on node n2" without a scan. It
 // panics if the index name is already taken for k.
 func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
-	for _, ix := range s.indexes[k] {
+	b := s.bucket(k)
+	for _, ix := range b.indexes {
 		if ix.name == name {
 			panic("store: duplicate index " + name + " for " + k.Resource)
 		}
 	}
-	b := s.bucket(k)
 	ix := &index{name: name, fn: fn, k: k, atRest: b.atRest, byVal: map[string]*indexSet{}}
-	s.indexes[k] = append(s.indexes[k], ix)
+	b.indexes = append(b.indexes, ix)
 	b.each(func(key string, e entry) { ix.add(key, e.object(k)) }) // in no order: filing sorts
 }
 
 // HasIndex reports whether kind k has an index of that name.
 func (s *Store) HasIndex(k *kinds.Kind, name string) bool {
-	for _, ix := range s.indexes[k] {
+	for _, ix := range s.bucket(k).indexes {
 		if ix.name == name {
 			return true
 		}
@@ -73,7 +73,7 @@ func (s *Store) HasIndex(k *kinds.Kind, name string) bool {
 }
 
 func (s *Store) index(k *kinds.Kind, name string) *index {
-	for _, ix := range s.indexes[k] {
+	for _, ix := range s.bucket(k).indexes {
 		if ix.name == name {
 			return ix
 		}
@@ -277,19 +277,19 @@ func (ix *index) update(key string, old, obj Object) {
 }
 
 func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {
-	for _, ix := range s.indexes[k] {
+	for _, ix := range s.bucket(k).indexes {
 		ix.update(key, old, obj)
 	}
 }
 
 func (s *Store) indexAdd(k *kinds.Kind, key string, obj Object) {
-	for _, ix := range s.indexes[k] {
+	for _, ix := range s.bucket(k).indexes {
 		ix.add(key, obj)
 	}
 }
 
 func (s *Store) indexRemove(k *kinds.Kind, key string, obj Object) {
-	for _, ix := range s.indexes[k] {
+	for _, ix := range s.bucket(k).indexes {
 		ix.remove(key, obj)
 	}
 }

@@ -95,6 +95,7 @@ type bucket struct {
 	atRest    bool     // the kind is kept encoded even while current
 	sorted    []string // keys in order; nil when stale
 	rev       int64    // the revision of the latest write to the kind
+	indexes   []*index // the kind's indexes (see AddIndex)
 }
 
 // get is the entry at key (a scratch buffer: indexing a map with a
@@ -230,23 +231,23 @@ func (b *bucket) typed(obj Object) Object {
 type Store struct {
 	rev        int64
 	compactRev int64
-	buckets    map[*kinds.Kind]*bucket
-	history    history // writes with Rev > compactRev, in revision order
-	indexes    map[*kinds.Kind][]*index
-	keyBuf     []byte             // scratch for lookup keys
-	timesBuf   []byte             // scratch for encoding
-	extraBuf   []byte             // scratch for encoding
-	encBuf     []byte             // scratch for encoding
-	specs      map[string]*blob   // pod specs for versions to share (see sharedSpecBlob)
-	refs       map[refKey]*refSet // the versions kept whole that others are deltas against (see delta.go)
-	bodyBuf    []byte             // scratch for encoding
-	cmpBuf     []byte             // scratch for encoding
-	deltaBuf   []byte             // scratch for encoding
+	buckets    []*bucket               // by Kind.ID: every read and write finds one
+	others     map[*kinds.Kind]*bucket // for kinds without an ID (tests')
+	history    history                 // writes with Rev > compactRev, in revision order
+	keyBuf     []byte                  // scratch for lookup keys
+	timesBuf   []byte                  // scratch for encoding
+	extraBuf   []byte                  // scratch for encoding
+	encBuf     []byte                  // scratch for encoding
+	specs      map[string]*blob        // pod specs for versions to share (see sharedSpecBlob)
+	refs       map[refKey]*refSet      // the versions kept whole that others are deltas against (see delta.go)
+	bodyBuf    []byte                  // scratch for encoding
+	cmpBuf     []byte                  // scratch for encoding
+	deltaBuf   []byte                  // scratch for encoding
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
 func New() *Store {
-	return &Store{rev: 1, buckets: map[*kinds.Kind]*bucket{}, indexes: map[*kinds.Kind][]*index{}}
+	return &Store{rev: 1}
 }
 
 // Rev is the current revision: the revision of the latest write.
@@ -256,15 +257,36 @@ func (s *Store) Rev() int64 { return s.rev }
 func (s *Store) CompactRev() int64 { return s.compactRev }
 
 func (s *Store) bucket(k *kinds.Kind) *bucket {
-	b := s.buckets[k]
-	if b == nil {
-		b = &bucket{atRest: keptAtRest(k)}
-		if b.atRest {
-			b.rest = newRestMap()
-		} else {
-			b.typedObjs = map[string]Object{}
+	if k.ID > 0 && k.ID < len(s.buckets) {
+		if b := s.buckets[k.ID]; b != nil {
+			return b
 		}
-		s.buckets[k] = b
+	}
+	return s.newBucket(k)
+}
+
+// newBucket is k's bucket, made on first use.
+func (s *Store) newBucket(k *kinds.Kind) *bucket {
+	if b, ok := s.others[k]; ok {
+		return b
+	}
+	b := &bucket{atRest: keptAtRest(k)}
+	if b.atRest {
+		b.rest = newRestMap()
+	} else {
+		b.typedObjs = map[string]Object{}
+	}
+	switch {
+	case k.ID > 0:
+		if k.ID >= len(s.buckets) {
+			s.buckets = append(s.buckets, make([]*bucket, k.ID+1-len(s.buckets))...)
+		}
+		s.buckets[k.ID] = b
+	default:
+		if s.others == nil {
+			s.others = map[*kinds.Kind]*bucket{}
+		}
+		s.others[k] = b
 	}
 	return b
 }
