@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // Timer identifies a scheduled callback so that it can be cancelled.
 type Timer struct {
 	at    Tick
@@ -49,14 +47,14 @@ func (l *Loop) At(at Tick, label string, fn func()) *Timer {
 	}
 	l.seq++
 	t := &Timer{at: at, seq: l.seq, label: label, fn: fn}
-	heap.Push(&l.timers, t)
+	l.timers.push(t)
 	return t
 }
 
 // Cancel stops a pending timer; cancelling a fired or nil timer does nothing.
 func (l *Loop) Cancel(t *Timer) {
 	if t.Pending() {
-		heap.Remove(&l.timers, t.index)
+		l.timers.remove(t.index)
 	}
 }
 
@@ -77,7 +75,7 @@ func (l *Loop) FireNext(limit Tick) bool {
 	if len(l.timers) == 0 || l.timers[0].at > limit {
 		return false
 	}
-	t := heap.Pop(&l.timers).(*Timer)
+	t := l.timers.remove(0)
 	if t.at < l.now {
 		panic("sim: timer in the past")
 	}
@@ -98,31 +96,89 @@ func (l *Loop) SetNow(t Tick) {
 	l.now = t
 }
 
-type timerHeap []*Timer
+// timerHeap is a 4-ary min-heap of the pending timers by (tick, sequence).
+// A busy cluster has a timer pending for most of its pods (a kubelet step,
+// a pull), so the heap is large and its timers cold: each slot keeps its
+// timer's tick and sequence beside the pointer, so that sifting compares
+// without reading the timers, and four children a node halve the levels a
+// sift walks (each level's children share a cache line or two).
+type timerHeap []heapSlot
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+type heapSlot struct {
+	at  Tick
+	seq uint64
+	t   *Timer
+}
+
+func (a *heapSlot) before(b *heapSlot) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+
+func (h *timerHeap) push(t *Timer) {
+	*h = append(*h, heapSlot{at: t.at, seq: t.seq, t: t})
+	h.up(len(*h) - 1)
+}
+
+// remove takes out the timer at position i and returns it.
+func (h *timerHeap) remove(i int) *Timer {
+	s := *h
+	t := s[i].t
+	last := len(s) - 1
+	if i != last {
+		s[i] = s[last]
+		s[i].t.index = i
 	}
-	return h[i].seq < h[j].seq
-}
-func (h timerHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-func (h *timerHeap) Push(x any) {
-	t := x.(*Timer)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
-func (h *timerHeap) Pop() any {
-	old := *h
-	n := len(old)
-	t := old[n-1]
-	old[n-1] = nil
+	s[last] = heapSlot{}
+	*h = s[:last]
+	if i != last {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
 	t.index = -1
-	*h = old[:n-1]
 	return t
+}
+
+// up moves the slot at i towards the root until its parent is before it.
+func (h timerHeap) up(i int) {
+	s := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !s.before(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		h[i].t.index = i
+		i = p
+	}
+	h[i] = s
+	s.t.index = i
+}
+
+// down moves the slot at i towards the leaves until it is before its
+// children, and reports whether it moved.
+func (h timerHeap) down(i int) bool {
+	s := h[i]
+	start, n := i, len(h)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c // the earliest child
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].before(&s) {
+			break
+		}
+		h[i] = h[m]
+		h[i].t.index = i
+		i = m
+	}
+	h[i] = s
+	s.t.index = i
+	return i > start
 }

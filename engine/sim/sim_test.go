@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -99,4 +102,77 @@ func join(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// TestLoopMatchesAModel drives a loop with seeded random timers, cancels
+// and firings, and checks every firing against a list kept sorted by
+// (tick, sequence): the order the loop promises, whatever its heap does.
+func TestLoopMatchesAModel(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 11))
+	l := NewLoop()
+	type pending struct {
+		at  Tick
+		seq int
+		tm  *Timer
+	}
+	var model []pending // sorted by (at, seq)
+	fired, seq := -1, 0
+	for step := range 20000 {
+		switch op := rnd.IntN(10); {
+		case op < 5:
+			seq++
+			at, id := l.Now()+Tick(rnd.IntN(50)), seq
+			tm := l.At(at, "t", func() { fired = id })
+			i, _ := slices.BinarySearchFunc(model, pending{at: at, seq: id}, func(a, b pending) int {
+				if a.at != b.at {
+					return cmp.Compare(a.at, b.at)
+				}
+				return cmp.Compare(a.seq, b.seq)
+			})
+			model = slices.Insert(model, i, pending{at, id, tm})
+		case op < 7 && len(model) > 0:
+			i := rnd.IntN(len(model))
+			l.Cancel(model[i].tm)
+			l.Cancel(model[i].tm) // a second cancel does nothing
+			if model[i].tm.Pending() {
+				t.Fatalf("step %d: a cancelled timer is pending", step)
+			}
+			model = slices.Delete(model, i, i+1)
+		default:
+			limit := l.Now() + Tick(rnd.IntN(20))
+			ran := l.FireNext(limit)
+			want := len(model) > 0 && model[0].at <= limit
+			if ran != want {
+				t.Fatalf("step %d: FireNext(%v) ran %v; want %v", step, limit, ran, want)
+			}
+			if ran {
+				if fired != model[0].seq || l.Now() != model[0].at || model[0].tm.Pending() {
+					t.Fatalf("step %d: fired timer %d at %v; want %d at %v", step, fired, l.Now(), model[0].seq, model[0].at)
+				}
+				model = model[1:]
+			}
+		}
+		if l.Pending() != len(model) {
+			t.Fatalf("step %d: %d pending; want %d", step, l.Pending(), len(model))
+		}
+		if next, ok := l.Next(); ok != (len(model) > 0) || ok && next != model[0].at {
+			t.Fatalf("step %d: Next() = %v, %v; want the earliest of %d", step, next, ok, len(model))
+		}
+	}
+}
+
+// BenchmarkTimers is a busy cluster's timer load: 150,000 pending (a step
+// of each pod's), each fired and replaced by one a random few seconds on.
+func BenchmarkTimers(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	l := NewLoop()
+	var fn func()
+	fn = func() { l.After(Tick(rnd.IntN(5000)), "step", fn) }
+	for range 150000 {
+		l.After(Tick(rnd.IntN(5000)), "step", fn)
+	}
+	b.ResetTimer()
+	for range b.N {
+		l.FireNext(l.Now() + Hour)
+	}
 }
