@@ -28,6 +28,7 @@ type Manager struct {
 	kubelets map[string]*Kubelet // by node name
 	dirty    fifo[*Kubelet]      // kubelets with queued work, in the order it was queued
 	indexes  nodeIndexes
+	echoes   []echo // the kubelets' pod status writes not yet seen back (Observe)
 
 	// Shared by every kubelet (shared.go).
 	refs         map[string]*imageRef
@@ -91,6 +92,9 @@ func (m *Manager) Observe(ev store.Event) {
 		if pod.Spec.NodeName == "" {
 			return
 		}
+		if ev.Type == store.Modified && m.echoed(pod) {
+			return
+		}
 		if k := m.kubelets[pod.Spec.NodeName]; k != nil {
 			k.observePod(ev, pod)
 		}
@@ -118,6 +122,37 @@ func (m *Manager) observeNode(ev store.Event) {
 	}
 }
 
+// echo is a kubelet's own pod status write, which comes back as a watch
+// event. Most pod events a kubelet sees are these, and one tells it
+// nothing: it already holds the object it wrote.
+type echo struct {
+	pod *corev1.Pod // the stored object the write returned
+	k   *Kubelet
+	p   *podState
+}
+
+// echoed takes the watch event of pod if it is the echo of a kubelet's
+// status write that the kubelet still holds (p.pod): as observePod would,
+// it counts it and does nothing else, but without finding the node's
+// kubelet and the pod's podState by name, two lookups in maps far too big
+// to stay in the cache. Anything else takes the usual way.
+func (m *Manager) echoed(pod *corev1.Pod) bool {
+	for i := range m.echoes {
+		e := &m.echoes[i]
+		if e.pod != pod {
+			continue
+		}
+		k, p := e.k, e.p
+		*e = echo{}
+		if p.pod != pod || k.stopped || p.forgotten {
+			return false
+		}
+		k.stats.PodEvents++
+		return true
+	}
+	return false
+}
+
 func (m *Manager) markDirty(k *Kubelet) {
 	if !k.inDirty {
 		k.inDirty = true
@@ -129,6 +164,12 @@ func (m *Manager) markDirty(k *Kubelet) {
 // the order their work was queued, so that pods on different nodes progress
 // side by side as they would in a real cluster.
 func (m *Manager) Work() bool {
+	// Every write so far has been delivered: an echo not seen by now is
+	// of a write that changed nothing, and will not come.
+	if len(m.echoes) > 0 {
+		clear(m.echoes)
+		m.echoes = m.echoes[:0]
+	}
 	for m.dirty.len() > 0 {
 		k := m.dirty.pop()
 		k.inDirty = false

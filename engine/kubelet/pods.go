@@ -194,6 +194,7 @@ type podState struct {
 	terminating bool
 	deleted     bool // the object is gone from the API
 	finished    bool // terminal status written and deletion requested
+	forgotten   bool // no longer in Kubelet.pods
 }
 
 // podMore is what only some pods need: a retry after a failure, and the
@@ -298,6 +299,7 @@ func (k *Kubelet) forget(p *podState) {
 	}
 	k.releaseIP(p)
 	delete(k.pods, p.key)
+	p.forgotten = true
 	k.forgetHeld(p)
 }
 
@@ -821,6 +823,7 @@ func (k *Kubelet) writeStatus(p *podState, prefix, why string) {
 		panic("kubelet: writing status of pod " + p.key + ": " + err.Error())
 	}
 	p.pod = stored.(*corev1.Pod)
+	k.m.echoes = append(k.m.echoes, echo{p.pod, k, p})
 }
 
 // sameStatus is the API's semantic equality of two pod statuses. Most
