@@ -180,7 +180,7 @@ func (k *Kubelet) event(cause uint64, obj kinds.Object, eventType, reason, messa
 // a held-back count can be forgotten; kubeloop finds the earlier Event in
 // etcd, and keeps what it held back until the pod goes.
 func (k *Kubelet) podEvent(p *podState, c *ctr, cause uint64, eventType, reason, message string) {
-	now, key := k.now(), heldKey{p.key, k.fieldPath(c), eventType, reason, message}
+	now, key := k.now(), heldKey{p, k.fieldPath(c), eventType, reason, message}
 	if !p.allowEvent(now) {
 		k.holdBack(p, key, now)
 		return
@@ -218,8 +218,13 @@ type heldEvent struct {
 }
 
 // heldKey names an Event held back for a pod: what client-go's
-// correlator keys its cache by (getEventKey), but the recorder.
-type heldKey struct{ pod, fieldPath, eventType, reason, message string }
+// correlator keys its cache by (getEventKey), but the recorder, and with
+// the pod's record standing for its name (a pod keeps one while it is on
+// the node).
+type heldKey struct {
+	pod                                   *podState
+	fieldPath, eventType, reason, message string
+}
 
 // holdBack counts an occurrence the spam filter dropped.
 func (k *Kubelet) holdBack(p *podState, key heldKey, now sim.Tick) {
@@ -258,7 +263,7 @@ func (k *Kubelet) forgetHeld(p *podState) {
 		return
 	}
 	for key := range k.held {
-		if key.pod == p.key {
+		if key.pod == p {
 			delete(k.held, key)
 		}
 	}
