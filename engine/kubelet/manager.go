@@ -242,7 +242,18 @@ type fifo[T any] struct {
 
 func (q *fifo[T]) len() int { return len(q.items) - q.head }
 
-func (q *fifo[T]) push(x T) { q.items = append(q.items, x) }
+// push appends x. A full array whose front half pop has emptied is
+// compacted rather than grown: a queue that is never empty for long (the
+// Manager's dirty kubelets, a node's pods in a rollout) would otherwise
+// grow by everything ever pushed, and keep that array.
+func (q *fifo[T]) push(x T) {
+	if len(q.items) == cap(q.items) && q.head > 0 && q.head >= len(q.items)/2 {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:]) // the moved items' old places
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, x)
+}
 
 func (q *fifo[T]) pop() T {
 	var zero T
@@ -251,9 +262,18 @@ func (q *fifo[T]) pop() T {
 	q.head++
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
+		if cap(q.items) > fifoKeep {
+			q.items = nil
+		}
 	}
 	return x
 }
+
+// fifoKeep is the largest array an emptied fifo keeps. A node's queues
+// are pushed a few at a time once its pods run, and then reuse theirs;
+// what a burst (a rollout's pods and their pulls) grew one to is given
+// back: 5,000 nodes would otherwise keep two such arrays each.
+const fifoKeep = 16
 
 func (q *fifo[T]) clear() {
 	clear(q.items)
