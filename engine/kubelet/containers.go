@@ -93,7 +93,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	c.proc = proc
 	c.stage = stageRunning
 	c.started = c.spec.StartupProbe == nil
-	msg := k.m.msg(msgStartedStep, c.spec.Name, "")
+	msg := c.shared.startedStep
 	if c.restarts > 0 {
 		msg += fmt.Sprintf(" (restart %d)", c.restarts)
 	}
@@ -102,7 +102,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		why = whyStartedProbed
 	}
 	seq := k.step(p, msg, why)
-	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Started", k.m.msg(msgStartedEvent, c.spec.Name, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Started", c.shared.startedEvent)
 	c.startSeq = seq
 	if e, exited := proc.Exited(); exited && e.At <= now {
 		k.processExited(p, c, seq)

@@ -128,7 +128,7 @@ func sorted(s []string) []string {
 // pullRequest is one pod's request to pull one image.
 type pullRequest struct {
 	p         *podState
-	c         *ctr // the image is c.image
+	c         *ctr // the image is c.shared.image
 	requested sim.Tick
 	started   sim.Tick
 	done      sim.Tick
@@ -165,7 +165,7 @@ func (pl *puller) startNext() {
 		r.started = k.now()
 		// The registry is asked when the pull starts, not when it was
 		// requested: an image pushed in the meantime is found.
-		img, err := k.m.images.Resolve(r.c.image.ref)
+		img, err := k.m.images.Resolve(r.c.shared.image.ref)
 		var d sim.Tick
 		if err != nil {
 			r.err = err.(*workload.PullError)
@@ -183,7 +183,7 @@ func (pl *puller) finish(r *pullRequest) {
 	pl.running--
 	r.done = k.now()
 	k.stats.ImagePulls++
-	if r.img != nil && k.images.addKey(r.c.image.key, r.c.image.isDigest, r.img) {
+	if r.img != nil && k.images.addKey(r.c.shared.image.key, r.c.shared.image.isDigest, r.img) {
 		k.nodeStatusChanged, r.changed = true, true
 	}
 	if !k.stopped && !r.abandoned {

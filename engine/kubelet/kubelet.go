@@ -196,18 +196,13 @@ func (k *Kubelet) podEvent(p *podState, c *ctr, cause uint64, eventType, reason,
 }
 
 // fieldPath is what a kubelet's Event about container c names as the
-// part of its pod it is about, "spec.containers{web}" (the kubelet records
-// with a reference to the container: kubecontainer.GenerateContainerRef);
-// "" for an Event about the pod itself (c nil). Interned: a Deployment's
-// pods share their container names.
+// part of its pod it is about (ctrShared.fieldPath); "" for an Event about
+// the pod itself (c nil).
 func (k *Kubelet) fieldPath(c *ctr) string {
 	if c == nil {
 		return ""
 	}
-	b := append(k.m.fieldPathBuf[:0], "spec.containers{"...)
-	b = append(append(b, c.spec.Name...), '}')
-	k.m.fieldPathBuf = b
-	return k.m.internBytes(b)
+	return c.shared.fieldPath
 }
 
 // heldEvent counts the occurrences of one Event that the spam filter held

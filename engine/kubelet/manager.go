@@ -31,19 +31,18 @@ type Manager struct {
 	echoes   []echo // the kubelets' pod status writes not yet seen back (Observe)
 
 	// Shared by every kubelet (shared.go).
-	refs         map[string]*imageRef
-	msgs         map[msgKey]string
-	pulled       map[pulledKey]pulled
-	strs         map[string]string
-	creating     map[[2]string][]corev1.ContainerStatus
-	conds        [recentConds][]corev1.PodCondition
-	condsNext    int
-	scratch      corev1.Pod  // the body of a pod status write, reused
-	nodeScratch  corev1.Node // the body of a node status write, reused
-	condBuf      []corev1.PodCondition
-	statusBuf    []corev1.ContainerStatus
-	msgBuf       []byte // a trace message being built
-	fieldPathBuf []byte // an Event's fieldPath being built (Kubelet.fieldPath)
+	refs        map[string]*imageRef
+	msgs        map[msgKey]string
+	pulled      map[pulledKey]pulled
+	strs        map[string]string
+	shared      map[[2]string]*ctrShared // by container name and image
+	conds       [recentConds][]corev1.PodCondition
+	condsNext   int
+	scratch     corev1.Pod  // the body of a pod status write, reused
+	nodeScratch corev1.Node // the body of a node status write, reused
+	condBuf     []corev1.PodCondition
+	statusBuf   []corev1.ContainerStatus
+	msgBuf      []byte // a trace message being built
 
 	lastTime      *metav1.Time // timeAt's latest value
 	lastTimeAt    sim.Tick
@@ -72,7 +71,7 @@ func NewManager(env component.Env, cfg Config) *Manager {
 	}
 	return &Manager{env: env, cfg: cfg, images: images, kubelets: map[string]*Kubelet{},
 		refs: map[string]*imageRef{}, msgs: map[msgKey]string{}, pulled: map[pulledKey]pulled{}, strs: map[string]string{},
-		creating: map[[2]string][]corev1.ContainerStatus{}}
+		shared: map[[2]string]*ctrShared{}}
 }
 
 // Name is the reactor's name; each kubelet traces as "kubelet/<node>".

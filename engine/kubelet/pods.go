@@ -67,10 +67,10 @@ const (
 // other than ContainerCreating, a stop, an exit, probes, back-offs) is in
 // its ctrMore, so that a quiet container is 96 bytes rather than 208.
 type ctr struct {
-	spec  *corev1.Container
-	image *imageRef       // spec.Image parsed, shared with every container that names it
-	img   *workload.Image // the image it was created from
-	id    string          // containerd://...
+	spec   *corev1.Container
+	shared *ctrShared      // spec.Image parsed, its messages: shared with every container of its name and image
+	img    *workload.Image // the image it was created from
+	id     string          // containerd://...
 
 	// The process and its life after the start (containers.go, probes.go).
 	startedAt sim.Tick
@@ -406,7 +406,7 @@ func (k *Kubelet) takeOn(p *podState) {
 	p.ctrs = make([]*ctr, len(pod.Spec.Containers))
 	for i := range pod.Spec.Containers {
 		c := &ctr{spec: &pod.Spec.Containers[i]}
-		c.image = k.m.imageRef(c.spec.Image)
+		c.shared = k.m.ctrShared(c.spec.Name, c.spec.Image)
 		for kind := probeKind(0); kind < numProbeKinds; kind++ {
 			if spec := probeSpec(c.spec, kind); spec != nil {
 				c.life().probes[kind] = newProber(k, p, c, kind, spec)
@@ -462,8 +462,8 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			c.restarting = false
 			c.restarts++
 		}
-		seq := k.step(p, k.m.msg(msgCreatedStep, c.spec.Name, ""), whyCreated)
-		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Created", k.m.msg(msgCreatedEvent, c.spec.Name, ""))
+		seq := k.step(p, c.shared.createdStep, whyCreated)
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Created", c.shared.createdEvent)
 		c.stage = stageStarting
 		k.after(p, opStart, k.m.cfg.ContainerStartTime)
 	case opStart:
@@ -536,8 +536,9 @@ func (k *Kubelet) walk(p *podState) {
 func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	cfg := &k.m.cfg
 	image := c.spec.Image
-	if c.image.err != nil {
-		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, c.image.err)
+	ref := c.shared.image
+	if ref.err != nil {
+		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, ref.err)
 		seq := k.step(p, fmt.Sprintf("cannot start container %s: invalid image name %q", c.spec.Name, image), whyInvalidImage)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "InspectFailed", msg)
 		k.podEvent(p, c, seq, corev1.EventTypeWarning, "Failed", "Error: "+ReasonInvalidImageName)
@@ -546,11 +547,11 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 	}
 	policy := c.spec.ImagePullPolicy
 	if policy == "" {
-		policy = c.image.defaultPolicy
+		policy = ref.defaultPolicy
 	}
-	if img := k.images.lookupKey(c.image.key, c.image.isDigest); img != nil && policy != corev1.PullAlways {
+	if img := k.images.lookupKey(ref.key, ref.isDigest); img != nil && policy != corev1.PullAlways {
 		seq := k.step(p, k.m.msg(msgPresentStep, image, string(policy)), whyPresent)
-		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", k.m.msg(msgPresentEvent, image, ""))
+		k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulled", ref.presentEvent)
 		c.img = img
 		c.setWaiting("", "")
 		return true
@@ -583,7 +584,7 @@ func (k *Kubelet) ensureImage(p *podState, c *ctr) bool {
 		why = whyPullingQueued
 	}
 	seq := k.step(p, k.m.msgN(msgPullingStep, image, behind), why)
-	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulling", k.m.msg(msgPullingEvent, image, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Pulling", ref.pullingEvent)
 	p.op, p.opDone, p.pull = opPull, false, r
 	return true
 }
@@ -743,7 +744,7 @@ func (k *Kubelet) stopContainer(p *podState, c *ctr, grace sim.Tick) {
 		msg = fmt.Sprintf("stopping container %s: sent %s; grace period %s", c.spec.Name, sig, grace.Duration())
 	}
 	seq := k.step(p, msg, whyKilling)
-	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Killing", k.m.msg(msgKillingEvent, c.spec.Name, ""))
+	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Killing", c.shared.killingEvent)
 }
 
 func (k *Kubelet) containerExited(p *podState, c *ctr) {
@@ -924,7 +925,7 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	}
 	k.m.statusBuf = statuses
 	sortContainerStatuses(statuses)
-	st.ContainerStatuses = k.m.shareCreating(statuses)
+	st.ContainerStatuses = shareCreating(statuses, p.ctrs)
 	st.Phase = podPhase(pod, st.ContainerStatuses, terminal)
 	if st.Phase == pod.Status.Phase {
 		st.Reason, st.Message = pod.Status.Reason, pod.Status.Message
@@ -980,7 +981,7 @@ func (p *podState) hasStopping() bool {
 func (k *Kubelet) containerStatus(c *ctr, terminal bool) corev1.ContainerStatus {
 	cs := corev1.ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, Started: &falseValue, RestartCount: c.restarts}
 	running := func() {
-		cs.Image = c.image.tagged
+		cs.Image = c.shared.image.tagged
 		cs.ImageID = c.img.DigestRef()
 		cs.ContainerID = c.id
 	}

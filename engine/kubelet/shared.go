@@ -13,7 +13,8 @@ import (
 )
 
 // What the pods of one template have in common is made once per Manager
-// and shared by every pod and node: the parsed image reference, and the
+// and shared by every pod and node: the parsed image reference, what
+// follows from a container's name and image alone (ctrShared), and the
 // trace and event messages that name only an image or a container (or an
 // image and a pull's timings, which pods queued alike on different nodes
 // share). A Deployment's 150 replicas then keep one copy of "Started
@@ -40,6 +41,9 @@ type imageRef struct {
 	// defaultPolicy is the imagePullPolicy of a container that sets none
 	// (workload.DefaultPullPolicy).
 	defaultPolicy corev1.PullPolicy
+	// The messages of the Pulled Event of an image already present and of
+	// the Pulling Event.
+	presentEvent, pullingEvent string
 }
 
 func (m *Manager) imageRef(image string) *imageRef {
@@ -52,6 +56,8 @@ func (m *Manager) imageRef(image string) *imageRef {
 		r.tagged = r.ref.Tagged().String()
 		r.key, r.isDigest = storeKey(r.ref)
 		r.defaultPolicy = workload.DefaultPullPolicy(image)
+		r.presentEvent = fmt.Sprintf("Container image %q already present on machine", image)
+		r.pullingEvent = fmt.Sprintf("Pulling image %q", image)
 	}
 	if len(m.refs) < maxShared {
 		m.refs[image] = r
@@ -59,20 +65,51 @@ func (m *Manager) imageRef(image string) *imageRef {
 	return r
 }
 
+// ctrShared is what every container of one name and image has in
+// common: the parsed image, the fieldPath of its Events, the messages
+// that name only the container, and its status while it waits for its
+// first start. A container finds them through its ctr: a pod's start
+// would otherwise look each one up by name, about ten map lookups a pod.
+type ctrShared struct {
+	image *imageRef
+	// fieldPath is what a kubelet's Event about the container names as the
+	// part of its pod it is about, "spec.containers{web}" (the kubelet
+	// records with a reference to the container:
+	// kubecontainer.GenerateContainerRef).
+	fieldPath string
+	// The trace messages and Event messages of its create and start, and
+	// the Killing Event's.
+	createdStep, createdEvent string
+	startedStep, startedEvent string
+	killingEvent              string
+	// creating is its status list while it waits for its first start, for
+	// a pod of no other container (shareCreating); made when first needed.
+	creating []corev1.ContainerStatus
+}
+
+// ctrShared returns what the containers named name of image image share.
+func (m *Manager) ctrShared(name, image string) *ctrShared {
+	key := [2]string{name, image}
+	if s := m.shared[key]; s != nil {
+		return s
+	}
+	s := &ctrShared{image: m.imageRef(image), fieldPath: "spec.containers{" + name + "}",
+		createdStep: "created container " + name, createdEvent: "Created container: " + name,
+		startedStep: "started container " + name, startedEvent: "Started container " + name,
+		killingEvent: "Stopping container " + name}
+	if len(m.shared) < maxShared {
+		m.shared[key] = s
+	}
+	return s
+}
+
 // msgKind is a message that depends on one or two names only.
 type msgKind uint8
 
 const (
-	msgPresentStep  msgKind = iota // image, pull policy
-	msgPresentEvent                // image
-	msgPullingEvent                // image
-	msgCreatedStep                 // container
-	msgCreatedEvent                // container
-	msgStartedStep                 // container
-	msgStartedEvent                // container
-	msgKillingEvent                // container
-	msgUnready                     // container
-	msgPullingStep                 // image, pulls queued before it (msgN)
+	msgPresentStep msgKind = iota // image, pull policy
+	msgUnready                    // container
+	msgPullingStep                // image, pulls queued before it (msgN)
 )
 
 type msgKey struct {
@@ -100,20 +137,6 @@ func (m *Manager) message(key msgKey) string {
 	switch kind {
 	case msgPresentStep:
 		s = fmt.Sprintf("image %q is already on the node (imagePullPolicy %s)", a, b)
-	case msgPresentEvent:
-		s = fmt.Sprintf("Container image %q already present on machine", a)
-	case msgPullingEvent:
-		s = fmt.Sprintf("Pulling image %q", a)
-	case msgCreatedStep:
-		s = "created container " + a
-	case msgCreatedEvent:
-		s = "Created container: " + a
-	case msgStartedStep:
-		s = "started container " + a
-	case msgStartedEvent:
-		s = "Started container " + a
-	case msgKillingEvent:
-		s = "Stopping container " + a
 	case msgUnready:
 		s = "containers with unready status: [" + a + "]"
 	case msgPullingStep:
@@ -217,10 +240,10 @@ func (m *Manager) shareConditions(conds []corev1.PodCondition) []corev1.PodCondi
 }
 
 // shareCreating returns the container status list for s (a scratch
-// list): the shared one of a pod whose one container is waiting for its
-// first start (ContainerCreating), which depends only on the container's
-// name and image, else a copy of s.
-func (m *Manager) shareCreating(s []corev1.ContainerStatus) []corev1.ContainerStatus {
+// list, the statuses of ctrs): the shared one of a pod whose one
+// container is waiting for its first start (ContainerCreating), which
+// depends only on the container's name and image, else a copy of s.
+func shareCreating(s []corev1.ContainerStatus, ctrs []*ctr) []corev1.ContainerStatus {
 	out := func() []corev1.ContainerStatus { return append(make([]corev1.ContainerStatus, 0, len(s)), s...) }
 	if len(s) != 1 {
 		return out()
@@ -230,15 +253,11 @@ func (m *Manager) shareCreating(s []corev1.ContainerStatus) []corev1.ContainerSt
 		cs.ImageID != "" || cs.ContainerID != "" || cs.Ready || cs.Started != &falseValue {
 		return out()
 	}
-	key := [2]string{cs.Name, cs.Image}
-	if shared, ok := m.creating[key]; ok {
-		return shared
+	shared := ctrs[0].shared
+	if shared.creating == nil {
+		shared.creating = out()
 	}
-	shared := out()
-	if len(m.creating) < maxShared {
-		m.creating[key] = shared
-	}
-	return shared
+	return shared.creating
 }
 
 // timeAt returns t as a *metav1.Time (status.startTime), shared with the
