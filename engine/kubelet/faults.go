@@ -47,7 +47,8 @@ func (m *Manager) findContainer(namespace, pod, container string) (*Kubelet, *po
 	if p == nil || p.terminating {
 		return nil, nil, nil, notRunning
 	}
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		if c.spec.Name == container {
 			if c.stage != stageRunning || c.proc == nil {
 				return nil, nil, nil, notRunning

@@ -429,7 +429,8 @@ func (k *Kubelet) stop() {
 	for _, p := range k.pods {
 		loop.Cancel(p.timer)
 		loop.Cancel(p.peek().retry)
-		for _, c := range p.ctrs {
+		for i := range p.ctrs {
+			c := &p.ctrs[i]
 			k.stopContainerTimers(c)
 		}
 	}

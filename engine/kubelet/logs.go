@@ -53,7 +53,8 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 	var p *podState
 	if k := m.kubelets[po.Spec.NodeName]; k != nil {
 		if p = k.pods[kinds.Pod.Key(namespace, pod)]; p != nil {
-			for _, x := range p.ctrs {
+			for i := range p.ctrs {
+				x := &p.ctrs[i]
 				if x.spec.Name == container {
 					c = x
 				}

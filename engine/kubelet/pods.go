@@ -164,7 +164,7 @@ func (c *ctr) setWaiting(reason, message string) {
 type podState struct {
 	pod   *corev1.Pod // the latest version seen; shared and read-only
 	cause uint64      // the trace step the next step follows from
-	ctrs  []*ctr
+	ctrs  []ctr       // made once (takeOn): closures and probers keep pointers into it
 
 	startTime sim.Tick
 	ip        string
@@ -297,7 +297,8 @@ func (k *Kubelet) forget(p *podState) {
 	loop := k.m.env.Loop
 	loop.Cancel(p.timer)
 	loop.Cancel(p.peek().retry)
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		k.stopContainerTimers(c)
 	}
 	if p.pull != nil {
@@ -403,16 +404,16 @@ func (k *Kubelet) takeOn(p *podState) {
 	pod := p.pod
 	p.admitted = true
 	p.startTime = k.now()
-	p.ctrs = make([]*ctr, len(pod.Spec.Containers))
-	for i := range pod.Spec.Containers {
-		c := &ctr{spec: &pod.Spec.Containers[i]}
+	p.ctrs = make([]ctr, len(pod.Spec.Containers))
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
+		c.spec = &pod.Spec.Containers[i]
 		c.shared = k.m.ctrShared(c.spec.Name, c.spec.Image)
 		for kind := probeKind(0); kind < numProbeKinds; kind++ {
 			if spec := probeSpec(c.spec, kind); spec != nil {
 				c.life().probes[kind] = newProber(k, p, c, kind, spec)
 			}
 		}
-		p.ctrs[i] = c
 	}
 }
 
@@ -456,7 +457,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		c.stage = stageCreating
 		k.after(p, opCreate, k.m.cfg.ContainerCreateTime)
 	case opCreate:
-		c := p.ctrs[p.next]
+		c := &p.ctrs[p.next]
 		c.id = string(k.appendHex64(append(make([]byte, 0, len("containerd://")+64), "containerd://"...)))
 		if c.restarting {
 			c.restarting = false
@@ -467,7 +468,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 		c.stage = stageStarting
 		k.after(p, opStart, k.m.cfg.ContainerStartTime)
 	case opStart:
-		c := p.ctrs[p.next]
+		c := &p.ctrs[p.next]
 		k.startProcess(p, c)
 		if c.stage != stageExited {
 			p.next++
@@ -500,7 +501,7 @@ func (k *Kubelet) walk(p *podState) {
 		p.walking, p.next = true, 0
 	}
 	for p.next < len(p.ctrs) {
-		c := p.ctrs[p.next]
+		c := &p.ctrs[p.next]
 		if c.stage == stageExited && !k.restartExited(p, c) {
 			p.next++
 			continue
@@ -609,7 +610,8 @@ func (k *Kubelet) scheduleResync(p *podState) {
 	cfg := &k.m.cfg
 	now := k.now()
 	at := sim.Tick(-1)
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		reason := c.peek().reason
 		if c.stage != stageWaiting || reason == "" {
 			continue
@@ -664,7 +666,8 @@ func (k *Kubelet) syncTerminating(p *podState) {
 		}
 		p.op, p.opDone = opNone, false
 		p.life().killStart = now
-		for _, c := range p.ctrs {
+		for i := range p.ctrs {
+			c := &p.ctrs[i]
 			k.stopContainerTimers(c)
 		}
 		if !p.admitted {
@@ -681,7 +684,8 @@ func (k *Kubelet) syncTerminating(p *podState) {
 			k.step(p, "the pod was removed from the API without waiting for its kubelet (force deletion); stopping what is left of it",
 				whyForceDeleted)
 		}
-		for _, c := range p.ctrs {
+		for i := range p.ctrs {
+			c := &p.ctrs[i]
 			switch c.stage {
 			case stageCreating, stageStarting:
 				c.stage = stageWaiting // its create or start is abandoned
@@ -692,7 +696,8 @@ func (k *Kubelet) syncTerminating(p *podState) {
 	} else if p.op == opKill && !p.opDone {
 		// A second delete may shorten the grace period.
 		deadline := p.peek().killStart + k.gracePeriod(p)
-		for _, c := range p.ctrs {
+		for i := range p.ctrs {
+			c := &p.ctrs[i]
 			if c.stage == stageStopping && c.peek().exitAt > deadline {
 				more := c.life()
 				more.exitAt, more.killed = max(deadline, now), true
@@ -700,14 +705,16 @@ func (k *Kubelet) syncTerminating(p *podState) {
 		}
 	} else if p.op == opKill {
 		p.op, p.opDone = opNone, false
-		for _, c := range p.ctrs {
+		for i := range p.ctrs {
+			c := &p.ctrs[i]
 			if c.stage == stageStopping && c.peek().exitAt <= now {
 				k.containerExited(p, c)
 			}
 		}
 	}
 	next := sim.Tick(-1)
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		if at := c.peek().exitAt; c.stage == stageStopping && (next < 0 || at < next) {
 			next = at
 		}
@@ -920,7 +927,8 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	// Both lists are built in the Manager's scratch space and copied out
 	// only when no existing list can stand for them (shared.go).
 	statuses := k.m.statusBuf[:0]
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		statuses = append(statuses, k.containerStatus(c, terminal))
 	}
 	k.m.statusBuf = statuses
@@ -970,7 +978,8 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 }
 
 func (p *podState) hasStopping() bool {
-	for _, c := range p.ctrs {
+	for i := range p.ctrs {
+		c := &p.ctrs[i]
 		if c.stage == stageStopping {
 			return true
 		}

@@ -246,7 +246,7 @@ func (m *Manager) shareConditions(conds []corev1.PodCondition) []corev1.PodCondi
 // list, the statuses of ctrs): the shared one of a pod whose one
 // container is waiting for its first start (ContainerCreating), which
 // depends only on the container's name and image, else a copy of s.
-func shareCreating(s []corev1.ContainerStatus, ctrs []*ctr) []corev1.ContainerStatus {
+func shareCreating(s []corev1.ContainerStatus, ctrs []ctr) []corev1.ContainerStatus {
 	out := func() []corev1.ContainerStatus { return append(make([]corev1.ContainerStatus, 0, len(s)), s...) }
 	if len(s) != 1 {
 		return out()
