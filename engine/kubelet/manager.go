@@ -163,8 +163,10 @@ func (m *Manager) markDirty(k *Kubelet) {
 // the order their work was queued, so that pods on different nodes progress
 // side by side as they would in a real cluster.
 func (m *Manager) Work() bool {
-	// Every write so far has been delivered: an echo not seen by now is
-	// of a write that changed nothing, and will not come.
+	// The engine delivers every write before it asks for work, so an echo
+	// not seen by now is of a write that changed nothing and will not
+	// come. (Were one dropped early, its event would only take the usual
+	// way.)
 	if len(m.echoes) > 0 {
 		clear(m.echoes)
 		m.echoes = m.echoes[:0]
