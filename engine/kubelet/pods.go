@@ -162,9 +162,26 @@ func (c *ctr) setWaiting(reason, message string) {
 // It does not keep the pod's store key: Kubelet.pods files it under that
 // key, which a pod needs again only when it goes (podState.storeKey).
 type podState struct {
-	pod   *corev1.Pod // the latest version seen; shared and read-only
-	cause uint64      // the trace step the next step follows from
-	ctrs  []ctr       // made once (takeOn): closures and probers keep pointers into it
+	pod *corev1.Pod // the latest version seen; shared and read-only
+
+	// The small fields, packed together (a node keeps one podState per
+	// pod), next to pod: every sync reads them and pod first, and one
+	// cache line then serves both.
+	ipOff       uint32
+	recorded    uint16 // the reasons of the Events recorded about the pod (podEventBit), and holdingBit
+	op          opKind
+	queued      bool
+	admitted    bool
+	sandbox     bool
+	opDone      bool
+	walking     bool // a sync pass is under way
+	terminating bool
+	deleted     bool // the object is gone from the API
+	finished    bool // terminal status written and deletion requested
+	forgotten   bool // no longer in Kubelet.pods
+
+	cause uint64 // the trace step the next step follows from
+	ctrs  []ctr  // made once (takeOn): closures and probers keep pointers into it
 
 	startTime sim.Tick
 	ip        string
@@ -182,21 +199,6 @@ type podState struct {
 	obj  string // "pod/<name>", as the trace names it (podState.object)
 
 	more *podMore // nil until needed (podState.life)
-
-	// The small fields last, packed together: a node keeps one podState
-	// per pod.
-	ipOff       uint32
-	recorded    uint16 // the reasons of the Events recorded about the pod (podEventBit), and holdingBit
-	op          opKind
-	queued      bool
-	admitted    bool
-	sandbox     bool
-	opDone      bool
-	walking     bool // a sync pass is under way
-	terminating bool
-	deleted     bool // the object is gone from the API
-	finished    bool // terminal status written and deletion requested
-	forgotten   bool // no longer in Kubelet.pods
 }
 
 // podMore is what only some pods need: a retry after a failure, and the

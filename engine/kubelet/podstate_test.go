@@ -7,9 +7,10 @@ import (
 
 // A kubelet keeps a podState for every pod it runs; it is 144 bytes, an
 // allocator size class, so that a field more costs 16 bytes a pod (the
-// next class is 160): keep a new one in the packed tail, put one that only
-// some pods need in podMore, or drop one that something else already says
-// (the retry's time is its timer's, the store key is Kubelet.pods's).
+// next class is 160): keep a new one with the packed small fields, put
+// one that only some pods need in podMore, or drop one that something
+// else already says (the retry's time is its timer's, the store key is
+// Kubelet.pods's).
 func TestPodStateIs144Bytes(t *testing.T) {
 	if got := reflect.TypeFor[podState]().Size(); got != 144 {
 		t.Errorf("a podState is %d bytes; want 144", got)
