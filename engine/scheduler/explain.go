@@ -141,8 +141,11 @@ type explainStore struct {
 	scoreHead uint64
 	perPod    int
 	prof      *profileInfo // the scheduler's one profile, which every decision used
-	last      map[podKey]*decisionRec
-	earlier   map[podKey][]decisionRec // attempts before the last, oldest first
+	// last is each pod's latest attempt, by namespace and then name: every
+	// pod has an entry until it is deleted, and keyed by its name alone a
+	// slot is 24 bytes instead of a podKey's 40.
+	last    map[string]map[string]*decisionRec
+	earlier map[podKey][]decisionRec // attempts before the last, oldest first
 }
 
 // podKey is a pod's namespace and name, the pod object's own strings: a
@@ -229,7 +232,7 @@ func newExplainStore(prof *profileInfo, records, perPod int) *explainStore {
 		size <<= 1
 	}
 	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
-		perPod: perPod, prof: prof, last: map[podKey]*decisionRec{}, earlier: map[podKey][]decisionRec{}}
+		perPod: perPod, prof: prof, last: map[string]map[string]*decisionRec{}, earlier: map[podKey][]decisionRec{}}
 }
 
 // next hands out the node record at the head of the ring.
@@ -266,13 +269,18 @@ func (x *explainStore) kept(d *Decision) bool {
 
 // add records an attempt to schedule pod.
 func (x *explainStore) add(pod *corev1.Pod, d Decision) {
-	k := podKey{pod.Namespace, pod.Name}
-	r := x.last[k]
+	byName := x.last[pod.Namespace]
+	if byName == nil {
+		byName = map[string]*decisionRec{}
+		x.last[pod.Namespace] = byName
+	}
+	r := byName[pod.Name]
 	switch {
 	case r == nil:
 		r = new(decisionRec)
-		x.last[k] = r
+		byName[pod.Name] = r
 	case x.perPod > 1: // the last attempt becomes an earlier one
+		k := podKey{pod.Namespace, pod.Name}
 		e := x.earlier[k]
 		if len(e) >= x.perPod-1 {
 			copy(e, e[1:])
@@ -284,15 +292,19 @@ func (x *explainStore) add(pod *corev1.Pod, d Decision) {
 }
 
 func (x *explainStore) forget(pod *corev1.Pod) {
-	k := podKey{pod.Namespace, pod.Name}
-	delete(x.last, k)
-	delete(x.earlier, k)
+	if byName := x.last[pod.Namespace]; byName != nil {
+		delete(byName, pod.Name)
+		if len(byName) == 0 {
+			delete(x.last, pod.Namespace)
+		}
+	}
+	delete(x.earlier, podKey{pod.Namespace, pod.Name})
 }
 
 // explain returns copies of a pod's decisions with the node records still
 // kept filled in.
 func (x *explainStore) explain(key podKey) []Decision {
-	last := x.last[key]
+	last := x.last[key.namespace][key.name]
 	if last == nil {
 		return []Decision{}
 	}

@@ -50,7 +50,7 @@ func TestExplainKeepsLastAttempts(t *testing.T) {
 	if d[0].Message != "failed" || d[0].Preemption != "preempted nothing" || d[2].Message != "" || d[2].Preemption != "" {
 		t.Errorf("messages %q %q, %q %q", d[0].Message, d[0].Preemption, d[2].Message, d[2].Preemption)
 	}
-	if r := s.explain.last[podKey{"default", "p"}]; r.failure != nil {
+	if r := s.explain.last["default"]["p"]; r.failure != nil {
 		t.Errorf("a successful attempt keeps a failure record")
 	}
 	s.explain.forget(pod)
