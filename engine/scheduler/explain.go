@@ -146,6 +146,13 @@ type explainStore struct {
 	// slot is 24 bytes instead of a podKey's 40.
 	last    map[string]map[string]*decisionRec
 	earlier map[podKey][]decisionRec // attempts before the last, oldest first
+	// nodeNames are the names of the nodes decisions chose, by the number
+	// a record keeps (0 is "", no node), and nodeNums their numbers: a
+	// name is numbered once, the first time a decision chooses it, and
+	// kept for good (a few bytes per node ever chosen, against 12 saved
+	// on every pod's record).
+	nodeNames []string
+	nodeNums  map[string]int32
 }
 
 // podKey is a pod's namespace and name, the pod object's own strings: a
@@ -157,8 +164,12 @@ type podKey struct{ namespace, name string }
 //   - no pod name (the key: Decision.Pod is made from it), no profile (the
 //     store's) and none of the views that fill makes from the profile;
 //   - nothing that can be derived: the number of node records (every
-//     evaluated node left one, except the nominated node tried first) and
-//     of scores (one per scored node and plugin not skipped);
+//     evaluated node left one, except the nominated node tried first), of
+//     scored nodes (all the feasible ones, when the attempt got as far as
+//     picking among several) and of scores (one per scored node and
+//     plugin not skipped);
+//   - the chosen node by number (see explainStore.nodeNames), not by name:
+//     4 bytes instead of a string's 16;
 //   - what only a failed attempt has behind one pointer, nil otherwise;
 //   - counts as int32: every count, and the index the scan started at, is
 //     at most the cluster's node count, which int32 holds with room to
@@ -172,15 +183,15 @@ type podKey struct{ namespace, name string }
 type decisionRec struct {
 	time                  sim.Tick
 	score                 int64
-	node                  string   // shares the bytes of the node's name
 	failure               *failure // nil when the attempt succeeded
 	pos, scorePos         uint64
 	skipFilter, skipScore framework.PluginSet
+	node                  int32 // the chosen node's number; 0 (named "") if none
 	attempt               int32
 	allNodes, candidates  int32
 	toFind, start         int32
 	evaluated, feasible   int32
-	scored, ties          int32
+	ties                  int32
 	percentage            uint8
 	nominated             bool
 }
@@ -189,25 +200,54 @@ type decisionRec struct {
 // message and what preemption found.
 type failure struct{ message, preemption string }
 
-func compactDecision(d *Decision) decisionRec {
-	r := decisionRec{time: d.Time, score: d.Score, node: d.Node, pos: d.pos, scorePos: d.scorePos,
+func (x *explainStore) compact(d *Decision) decisionRec {
+	r := decisionRec{time: d.Time, score: d.Score, node: x.nodeNumber(d.Node), pos: d.pos, scorePos: d.scorePos,
 		skipFilter: d.skipFilter, skipScore: d.skipScore,
 		attempt: int32(d.Attempt), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
 		toFind: int32(d.ToFind), start: int32(d.Start), evaluated: int32(d.Evaluated), feasible: int32(d.Feasible),
-		scored: int32(d.Scored), ties: int32(d.Ties), percentage: uint8(d.Percentage), nominated: d.Nominated}
+		ties: int32(d.Ties), percentage: uint8(d.Percentage), nominated: d.Nominated}
 	if d.Message != "" || d.Preemption != "" {
 		r.failure = &failure{message: d.Message, preemption: d.Preemption}
+	}
+	if r.scored() != d.Scored {
+		panic(fmt.Sprintf("scheduler: decision scored %d of %d feasible nodes, not what its record derives (%d)",
+			d.Scored, d.Feasible, r.scored()))
 	}
 	return r
 }
 
+// scored is how many nodes the attempt scored: every feasible node when it
+// picked among several, none when it took the only one (or its nominated
+// node, or failed).
+func (r *decisionRec) scored() int {
+	if r.node != 0 && r.feasible > 1 {
+		return int(r.feasible)
+	}
+	return 0
+}
+
+// nodeNumber numbers a chosen node's name (0 for "", no node).
+func (x *explainStore) nodeNumber(name string) int32 {
+	if name == "" {
+		return 0
+	}
+	n, ok := x.nodeNums[name]
+	if !ok {
+		n = int32(len(x.nodeNames))
+		x.nodeNames = append(x.nodeNames, name)
+		x.nodeNums[name] = n
+	}
+	return n
+}
+
 // decision is the record as a Decision of the pod key (without the views
 // fill makes).
-func (r *decisionRec) decision(key podKey, prof *profileInfo) Decision {
-	d := Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: r.node, Score: r.score,
-		Ties: int(r.ties), AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind),
+func (x *explainStore) decision(key podKey, r *decisionRec) Decision {
+	prof := x.prof
+	d := Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: x.nodeNames[r.node],
+		Score: r.score, Ties: int(r.ties), AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind),
 		Percentage: int32(r.percentage), Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible),
-		Scored: int(r.scored), Nominated: r.nominated, prof: prof,
+		Scored: r.scored(), Nominated: r.nominated, prof: prof,
 		skipFilter: r.skipFilter, skipScore: r.skipScore, pos: r.pos, scorePos: r.scorePos}
 	if r.failure != nil {
 		d.Message, d.Preemption = r.failure.message, r.failure.preemption
@@ -232,7 +272,8 @@ func newExplainStore(prof *profileInfo, records, perPod int) *explainStore {
 		size <<= 1
 	}
 	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
-		perPod: perPod, prof: prof, last: map[string]map[string]*decisionRec{}, earlier: map[podKey][]decisionRec{}}
+		perPod: perPod, prof: prof, last: map[string]map[string]*decisionRec{}, earlier: map[podKey][]decisionRec{},
+		nodeNames: []string{""}, nodeNums: map[string]int32{}}
 }
 
 // next hands out the node record at the head of the ring.
@@ -288,7 +329,7 @@ func (x *explainStore) add(pod *corev1.Pod, d Decision) {
 		}
 		x.earlier[k] = append(e, *r)
 	}
-	*r = compactDecision(&d)
+	*r = x.compact(&d)
 }
 
 func (x *explainStore) forget(pod *corev1.Pod) {
@@ -319,7 +360,7 @@ func (x *explainStore) explain(key podKey) []Decision {
 // explainOne is one record as a Decision, with the views of the profile
 // and, while still kept, its node records.
 func (x *explainStore) explainOne(key podKey, r *decisionRec) Decision {
-	d := r.decision(key, x.prof)
+	d := x.decision(key, r)
 	d.fill()
 	if x.kept(&d) {
 		d.Nodes = make([]NodeRecord, d.n)
