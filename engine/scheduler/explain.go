@@ -289,14 +289,14 @@ func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x
 // putScores appends one plugin's raw and normalised scores. They go in at
 // most two runs, up to the end of the rings and on from their start, each
 // a plain loop over slices of one length (no position to wrap per score).
-func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
+func (x *explainStore) putScores(raw, norm []int64) {
 	for len(raw) > 0 {
 		at := int(x.scoreHead & uint64(len(x.raw)-1))
 		dst := x.raw[at:min(at+len(raw), len(x.raw))]
 		dstNorm, src, srcNorm := x.norm[at:at+len(dst)], raw[:len(dst)], norm[:len(dst)]
 		for i := range dst {
 			dst[i] = clamp32(src[i])
-			dstNorm[i] = uint8(srcNorm[i].Score)
+			dstNorm[i] = uint8(srcNorm[i])
 		}
 		raw, norm = raw[len(dst):], norm[len(dst):]
 		x.scoreHead += uint64(len(dst))

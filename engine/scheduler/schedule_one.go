@@ -211,7 +211,7 @@ func (s *Scheduler) recordScores(d *Decision) {
 	skip := sc.state.SkipScorePlugins
 	for p, e := range s.prof.scorers {
 		if !skip.Has(e.Index) { // a skipped plugin's scores are all 0: not stored
-			s.explain.putScores(sc.scores.Raw[p], sc.scores.Scores[p])
+			s.explain.putScores(sc.scores.Raw[p], sc.scores.Normalized[p])
 		}
 	}
 	d.nScores = int(s.explain.scoreHead - d.scorePos)

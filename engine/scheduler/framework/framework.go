@@ -292,11 +292,15 @@ func (f *Framework) RunPreScorePlugins(state *CycleState, pod *PodInfo, nodes []
 // Scores are the buffers of one scoring pass, reused from attempt to
 // attempt: per score plugin (in ScorePlugins order) the raw and the
 // normalised scores of each feasible node (none for a plugin skipped this
-// cycle), and each node's weighted total.
+// cycle), and each node's weighted total. A plugin without NormalizeScore
+// has one list for both: its raw scores are its normalised ones.
 type Scores struct {
-	Raw    [][]int64
-	Scores []NodeScoreList
-	Totals []int64
+	Raw        [][]int64
+	Normalized [][]int64
+	Totals     []int64
+	// list is the NodeScoreList that NormalizeScore rescales, shared by
+	// the plugins that normalise (see RunScorePlugins).
+	list NodeScoreList
 }
 
 // RunScorePlugins scores the feasible nodes with every score plugin not
@@ -305,27 +309,28 @@ type Scores struct {
 // and normalised lists are left empty: its scores are all 0, and writing
 // 0s for every node would only be undone. As in kube, every node is scored
 // before any score is normalised or checked.
+//
+// Scores go into plain []int64 lists; only the plugins with NormalizeScore
+// need kube's NodeScoreList (a name with every score), and they share one,
+// whose names are written once per pass. A string written per node per
+// plugin costs a GC write barrier each whenever the collector is marking,
+// which in a large cluster is much of the time.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
-	for len(out.Scores) < len(f.score) {
-		out.Scores = append(out.Scores, nil)
+	for len(out.Raw) < len(f.score) {
 		out.Raw = append(out.Raw, nil)
+		out.Normalized = append(out.Normalized, nil)
 	}
 	out.Totals = resize(out.Totals, n)
 	clear(out.Totals)
 	totals := out.Totals
+	named := false // out.list names the nodes of this pass
 	for pi := range f.score {
 		e := &f.score[pi]
 		if state.SkipScorePlugins.Has(e.Index) {
-			out.Scores[pi], out.Raw[pi] = out.Scores[pi][:0], out.Raw[pi][:0]
+			out.Raw[pi], out.Normalized[pi] = out.Raw[pi][:0], out.Normalized[pi][:0]
 			continue
 		}
-		scores := out.Scores[pi]
-		if cap(scores) < n {
-			scores = make(NodeScoreList, n)
-		}
-		scores = scores[:n]
-		out.Scores[pi] = scores
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
 		for i, node := range nodes {
@@ -333,16 +338,31 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			if st != nil && st.code != Success {
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
-			scores[i] = NodeScore{Name: node.name, Score: s}
 			raw[i] = s
 		}
+		norm := raw
 		if e.ext != nil {
-			if st := e.ext.NormalizeScore(state, pod, scores); !st.IsSuccess() {
+			if !named {
+				out.list = out.list[:0]
+				for _, node := range nodes {
+					out.list = append(out.list, NodeScore{Name: node.name})
+				}
+				named = true
+			}
+			list := out.list
+			for i, s := range raw {
+				list[i].Score = s
+			}
+			if st := e.ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
+			norm = resize(out.Normalized[pi], n)
+			for i := range list {
+				norm[i] = list[i].Score
+			}
 		}
-		for i := range scores {
-			s := scores[i].Score
+		out.Normalized[pi] = norm
+		for i, s := range norm {
 			if s > MaxNodeScore || s < MinNodeScore {
 				return invalidScore(e.Plugin, s)
 			}

@@ -107,7 +107,8 @@ type ScorePlugin interface {
 }
 
 // ScoreExtensions rescales one plugin's raw scores once all nodes have been
-// scored.
+// scored. NormalizeScore changes the scores in place and leaves the names
+// alone (the framework writes them once per pass, for every plugin).
 type ScoreExtensions interface {
 	NormalizeScore(state *CycleState, pod *PodInfo, scores NodeScoreList) *Status
 }

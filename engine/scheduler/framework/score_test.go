@@ -73,19 +73,12 @@ func TestRunScorePlugins(t *testing.T) {
 		if st := fw.RunScorePlugins(state, pod, nodes[:tc.nodes], &out); !st.IsSuccess() {
 			t.Fatalf("%s: Score: %v", tc.name, st)
 		}
-		norm := func(l framework.NodeScoreList) []int64 {
-			var s []int64
-			for _, ns := range l {
-				s = append(s, ns.Score)
-			}
-			return s
-		}
 		for _, c := range []struct {
 			what      string
 			got, want []int64
 		}{
 			{"A raw", out.Raw[0], tc.rawA}, {"B raw", out.Raw[1], tc.rawB},
-			{"A normalised", norm(out.Scores[0]), tc.normA}, {"B normalised", norm(out.Scores[1]), tc.normB},
+			{"A normalised", out.Normalized[0], tc.normA}, {"B normalised", out.Normalized[1], tc.normB},
 			{"totals", out.Totals, tc.totals},
 		} {
 			if len(c.got) != len(c.want) || !slices.Equal(c.got, c.want) {
