@@ -117,10 +117,13 @@ func (d *Decision) fill() {
 	}
 }
 
-// nodeRec is the compact form a node's fate takes in the ring.
+// nodeRec is the compact form a node's fate takes in the ring: 16 bytes,
+// and for a node that passed, no pointer to store (so no GC write barrier
+// while the collector marks): the node by number (see nodeNames), and the
+// rejecting filter's status, nil for a node that passed.
 type nodeRec struct {
-	node   string
 	status *framework.Status
+	node   int32
 	filter int8
 }
 
@@ -153,6 +156,11 @@ type explainStore struct {
 	// on every pod's record).
 	nodeNames []string
 	nodeNums  map[string]int32
+	// listNums are the numbers of the nodes of the cache's node list, by
+	// position (NodeInfo.Index): a node evaluated leaves its number in the
+	// ring, not its name. listed is the list they were made for.
+	listNums []int32
+	listed   []*framework.NodeInfo
 }
 
 // podKey is a pod's namespace and name, the pod object's own strings: a
@@ -238,6 +246,37 @@ func (x *explainStore) nodeNumber(name string) int32 {
 		x.nodeNums[name] = n
 	}
 	return n
+}
+
+// numberNodes makes listNums those of nodes, the cache's node list. The
+// cache makes a new list whenever a node comes, goes or changes zone, and
+// listed keeps the last one alive, so a list at the same address with the
+// same length is the same list.
+func (x *explainStore) numberNodes(nodes []*framework.NodeInfo) {
+	if len(nodes) == len(x.listed) && (len(nodes) == 0 || &nodes[0] == &x.listed[0]) {
+		return
+	}
+	x.listed = nodes
+	x.listNums = x.listNums[:0]
+	for _, ni := range nodes {
+		x.listNums = append(x.listNums, x.nodeNumber(ni.Name()))
+	}
+}
+
+// passed records that a listed node passed every filter.
+func (x *explainStore) passed(ni *framework.NodeInfo) {
+	r, _ := x.next()
+	r.node, r.filter = x.listNums[ni.Index], -1
+	if r.status != nil { // a store only when needed: it is a pointer
+		r.status = nil
+	}
+}
+
+// rejected records that filter (its position among the filters) rejected
+// a listed node with st.
+func (x *explainStore) rejected(ni *framework.NodeInfo, filter int8, st *framework.Status) {
+	r, _ := x.next()
+	*r = nodeRec{node: x.listNums[ni.Index], filter: filter, status: st}
 }
 
 // decision is the record as a Decision of the pod key (without the views
@@ -368,7 +407,7 @@ func (x *explainStore) explainOne(key podKey, r *decisionRec) Decision {
 		mask := uint64(len(x.raw) - 1)
 		for j := range d.Nodes {
 			r := x.at(d.pos + uint64(j))
-			d.Nodes[j] = NodeRecord{Node: r.node, Filter: r.filter, Status: r.status}
+			d.Nodes[j] = NodeRecord{Node: x.nodeNames[r.node], Filter: r.filter, Status: r.status}
 			if r.filter >= 0 || d.Scored == 0 {
 				continue
 			}

@@ -83,6 +83,7 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	sc.statuses.Reset()
 	pi := qp.PodInfo
 	nodes := s.cache.NodeInfos()
+	s.explain.numberNodes(nodes)
 	state.NumAllNodes = len(nodes)
 	state.Images = s.cache
 	state.Cluster = s.lister
@@ -189,13 +190,12 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 		}
 		ni := nodes[j]
 		st, idx := s.runFilters(state, pi, ni)
-		rec, _ := s.explain.next()
 		if st == nil {
-			*rec = nodeRec{node: ni.Name(), filter: -1}
+			s.explain.passed(ni)
 			feasible = append(feasible, ni)
 			continue
 		}
-		*rec = nodeRec{node: ni.Name(), filter: filterPos[idx], status: st}
+		s.explain.rejected(ni, filterPos[idx], st)
 		diag.NodeToStatus.Set(ni, st)
 		if st.IsRejected() {
 			diag.UnschedulablePlugins = diag.UnschedulablePlugins.With(idx)
