@@ -27,6 +27,12 @@ type cache struct {
 // NodeInfo's Pods point to: one allocation for both).
 type cachedPod struct {
 	info framework.PodInfo
+	// ni is the NodeInfo the pod is accounted on, the one nodes holds for
+	// its nodeName for as long as it has pods: every status update of a
+	// bound pod comes to UpdatePod, which then needs no lookup by name
+	// (nor a read of the old pod for the name). The pointer fits in the
+	// 96-byte size class the PodInfo leaves room in.
+	ni *framework.NodeInfo
 }
 
 // node is the node the pod is accounted on: its nodeName, which does not
@@ -222,6 +228,7 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 		ni.ImageStates = map[string]*framework.ImageStateSummary{}
 		c.nodes[p.Spec.NodeName] = ni
 	}
+	cp.ni = ni
 	ni.AddPod(pi)
 	c.topo.podChanged(cp, nil, p, ni)
 	return pi
@@ -235,7 +242,7 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 		c.AddPod(p)
 		return false
 	}
-	ni := c.nodes[cp.node()]
+	ni := cp.ni
 	old := cp.info.Requests
 	c.topo.podChanged(cp, cp.info.Pod, p, ni)
 	ni.RemovePod(&cp.info)
@@ -252,7 +259,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 		return false
 	}
 	delete(c.pods, p.UID)
-	ni := c.nodes[cp.node()]
+	ni := cp.ni
 	c.topo.podChanged(cp, cp.info.Pod, nil, ni)
 	ni.RemovePod(&cp.info)
 	if ni.Node() == nil && len(ni.Pods) == 0 {

@@ -347,9 +347,7 @@ func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts 
 		// Only pods carrying the anchor can count: read those, not all.
 		// (Counting is a sum, so the set's order does not matter.)
 		for cp := range t.byLabel[anchor] {
-			if ni := t.c.nodes[cp.node()]; ni != nil {
-				count(cp.info.Pod, ni)
-			}
+			count(cp.info.Pod, cp.ni)
 		}
 		t.byAnchor[anchor] = append(t.byAnchor[anchor], ci)
 	} else {
