@@ -325,19 +325,30 @@ func (x *explainStore) next() (*nodeRec, uint64) {
 
 func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x.ring)-1)] }
 
-// putScores appends one plugin's raw and normalised scores. They go in at
-// most two runs, up to the end of the rings and on from their start, each
-// a plain loop over slices of one length (no position to wrap per score).
-func (x *explainStore) putScores(raw, norm []int64) {
+// putScores appends one plugin's raw and normalised scores (norm is empty
+// for a plugin that does not normalise: its raw scores are normalised).
+// They go in at most two runs, up to the end of the rings and on from
+// their start, each a plain loop over slices of one length (no position to
+// wrap per score).
+func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
 	for len(raw) > 0 {
 		at := int(x.scoreHead & uint64(len(x.raw)-1))
 		dst := x.raw[at:min(at+len(raw), len(x.raw))]
-		dstNorm, src, srcNorm := x.norm[at:at+len(dst)], raw[:len(dst)], norm[:len(dst)]
-		for i := range dst {
-			dst[i] = clamp32(src[i])
-			dstNorm[i] = uint8(srcNorm[i])
+		dstNorm, src := x.norm[at:at+len(dst)], raw[:len(dst)]
+		if len(norm) == 0 {
+			for i := range dst {
+				dst[i] = clamp32(src[i])
+				dstNorm[i] = uint8(src[i])
+			}
+		} else {
+			srcNorm := norm[:len(dst)]
+			for i := range dst {
+				dst[i] = clamp32(src[i])
+				dstNorm[i] = uint8(srcNorm[i].Score)
+			}
+			norm = norm[len(dst):]
 		}
-		raw, norm = raw[len(dst):], norm[len(dst):]
+		raw = raw[len(dst):]
 		x.scoreHead += uint64(len(dst))
 	}
 }

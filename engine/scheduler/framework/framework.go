@@ -290,17 +290,15 @@ func (f *Framework) RunPreScorePlugins(state *CycleState, pod *PodInfo, nodes []
 }
 
 // Scores are the buffers of one scoring pass, reused from attempt to
-// attempt: per score plugin (in ScorePlugins order) the raw and the
-// normalised scores of each feasible node (none for a plugin skipped this
-// cycle), and each node's weighted total. A plugin without NormalizeScore
-// has one list for both: its raw scores are its normalised ones.
+// attempt: per score plugin (in ScorePlugins order) the raw scores of each
+// feasible node, and, for a plugin with NormalizeScore, kube's
+// NodeScoreList of its normalised scores (none for a plugin skipped this
+// cycle); and each node's weighted total. A plugin without NormalizeScore
+// has an empty list: its normalised scores are its raw ones.
 type Scores struct {
 	Raw        [][]int64
-	Normalized [][]int64
+	Normalized []NodeScoreList
 	Totals     []int64
-	// list is the NodeScoreList that NormalizeScore rescales, shared by
-	// the plugins that normalise (see RunScorePlugins).
-	list NodeScoreList
 }
 
 // RunScorePlugins scores the feasible nodes with every score plugin not
@@ -310,11 +308,9 @@ type Scores struct {
 // 0s for every node would only be undone. As in kube, every node is scored
 // before any score is normalised or checked.
 //
-// Scores go into plain []int64 lists; only the plugins with NormalizeScore
-// need kube's NodeScoreList (a name with every score), and they share one,
-// whose names are written once per pass. A string written per node per
-// plugin costs a GC write barrier each whenever the collector is marking,
-// which in a large cluster is much of the time.
+// Only NormalizeScore reads a NodeScoreList (a name with every score), so
+// only the plugins that normalise fill one: a string stored per node per
+// plugin costs a GC write barrier each while the collector marks.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Raw) < len(f.score) {
@@ -324,13 +320,20 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 	out.Totals = resize(out.Totals, n)
 	clear(out.Totals)
 	totals := out.Totals
-	named := false // out.list names the nodes of this pass
 	for pi := range f.score {
 		e := &f.score[pi]
+		list := out.Normalized[pi][:0]
 		if state.SkipScorePlugins.Has(e.Index) {
-			out.Raw[pi], out.Normalized[pi] = out.Raw[pi][:0], out.Normalized[pi][:0]
+			out.Raw[pi], out.Normalized[pi] = out.Raw[pi][:0], list
 			continue
 		}
+		if e.ext != nil {
+			if cap(list) < n {
+				list = make(NodeScoreList, n)
+			}
+			list = list[:n]
+		}
+		out.Normalized[pi] = list
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
 		for i, node := range nodes {
@@ -339,30 +342,24 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
 			raw[i] = s
-		}
-		norm := raw
-		if e.ext != nil {
-			if !named {
-				out.list = out.list[:0]
-				for _, node := range nodes {
-					out.list = append(out.list, NodeScore{Name: node.name})
-				}
-				named = true
+			if e.ext != nil {
+				list[i] = NodeScore{Name: node.name, Score: s}
 			}
-			list := out.list
+		}
+		if e.ext == nil {
 			for i, s := range raw {
-				list[i].Score = s
+				if s > MaxNodeScore || s < MinNodeScore {
+					return invalidScore(e.Plugin, s)
+				}
+				totals[i] += s * e.Weight
 			}
-			if st := e.ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
-				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
-			}
-			norm = resize(out.Normalized[pi], n)
-			for i := range list {
-				norm[i] = list[i].Score
-			}
+			continue
 		}
-		out.Normalized[pi] = norm
-		for i, s := range norm {
+		if st := e.ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+		}
+		for i := range list {
+			s := list[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
 				return invalidScore(e.Plugin, s)
 			}

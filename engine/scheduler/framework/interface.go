@@ -107,8 +107,7 @@ type ScorePlugin interface {
 }
 
 // ScoreExtensions rescales one plugin's raw scores once all nodes have been
-// scored. NormalizeScore changes the scores in place and leaves the names
-// alone (the framework writes them once per pass, for every plugin).
+// scored.
 type ScoreExtensions interface {
 	NormalizeScore(state *CycleState, pod *PodInfo, scores NodeScoreList) *Status
 }

@@ -60,10 +60,11 @@ func TestRunScorePlugins(t *testing.T) {
 		normA, normB []int64
 		totals       []int64
 	}{
-		// B reversed: 100 × (1 − s/2): 100, 50, 0, weighted ×3.
-		{"both score", false, 3, []int64{10, 20, 30}, []int64{0, 1, 2}, []int64{10, 20, 30}, []int64{100, 50, 0}, []int64{310, 170, 30}},
-		{"B skipped", true, 3, []int64{10, 20, 30}, nil, []int64{10, 20, 30}, nil, []int64{10, 20, 30}},
-		{"both again, fewer nodes", false, 2, []int64{10, 20}, []int64{0, 1}, []int64{10, 20}, []int64{100, 0}, []int64{310, 20}},
+		// A does not normalise: its list stays empty (its raw scores
+		// count). B reversed: 100 × (1 − s/2): 100, 50, 0, weighted ×3.
+		{"both score", false, 3, []int64{10, 20, 30}, []int64{0, 1, 2}, nil, []int64{100, 50, 0}, []int64{310, 170, 30}},
+		{"B skipped", true, 3, []int64{10, 20, 30}, nil, nil, nil, []int64{10, 20, 30}},
+		{"both again, fewer nodes", false, 2, []int64{10, 20}, []int64{0, 1}, nil, []int64{100, 0}, []int64{310, 20}},
 	} {
 		b.skip = tc.skipB
 		state := framework.NewCycleState()
@@ -73,12 +74,19 @@ func TestRunScorePlugins(t *testing.T) {
 		if st := fw.RunScorePlugins(state, pod, nodes[:tc.nodes], &out); !st.IsSuccess() {
 			t.Fatalf("%s: Score: %v", tc.name, st)
 		}
+		norm := func(l framework.NodeScoreList) []int64 {
+			var s []int64
+			for _, ns := range l {
+				s = append(s, ns.Score)
+			}
+			return s
+		}
 		for _, c := range []struct {
 			what      string
 			got, want []int64
 		}{
 			{"A raw", out.Raw[0], tc.rawA}, {"B raw", out.Raw[1], tc.rawB},
-			{"A normalised", out.Normalized[0], tc.normA}, {"B normalised", out.Normalized[1], tc.normB},
+			{"A normalised", norm(out.Normalized[0]), tc.normA}, {"B normalised", norm(out.Normalized[1]), tc.normB},
 			{"totals", out.Totals, tc.totals},
 		} {
 			if len(c.got) != len(c.want) || !slices.Equal(c.got, c.want) {
