@@ -149,11 +149,11 @@ type explainStore struct {
 	// slot is 24 bytes instead of a podKey's 40.
 	last    map[string]map[string]*decisionRec
 	earlier map[podKey][]decisionRec // attempts before the last, oldest first
-	// nodeNames are the names of the nodes decisions chose, by the number
+	// nodeNames are the names of the nodes listed or chosen, by the number
 	// a record keeps (0 is "", no node), and nodeNums their numbers: a
-	// name is numbered once, the first time a decision chooses it, and
-	// kept for good (a few bytes per node ever chosen, against 12 saved
-	// on every pod's record).
+	// name is numbered once, the first time it is seen, and kept for good
+	// (a few bytes per node name ever seen, against 12 saved on every
+	// pod's decision record and 16 on every node record).
 	nodeNames []string
 	nodeNums  map[string]int32
 	// listNums are the numbers of the nodes of the cache's node list, by
