@@ -54,11 +54,10 @@ type CycleState struct {
 	// pods), for plugins whose verdict on one node depends on others.
 	Cluster ClusterLister
 
-	// filters lists the filter plugins (positions in the framework's
-	// filter list) not skipped for filtersFor: made once per cycle, read
-	// for every node.
-	filters      [maxPlugins]uint8
-	nFilters     int
+	// filterList lists the filter plugins not skipped for filtersFor, the
+	// framework's list for that set: looked up once per cycle, read for
+	// every node.
+	filterList   []filterEntry
 	filtersFor   PluginSet
 	filtersReady bool
 }

@@ -55,6 +55,11 @@ type Framework struct {
 	preScore   []preScoreEntry
 	score      []ScoreEntry
 	events     []eventEntry
+	// filterLists are the filters that run, by the set of filters a
+	// PreFilter skipped (a handful of sets: which plugins have nothing to
+	// check depends on the kind of pod), each made the first time a cycle
+	// needs it.
+	filterLists map[PluginSet][]filterEntry
 }
 
 // New builds a framework from a profile. A profile must have exactly one
@@ -230,8 +235,8 @@ func (f *Framework) RunFilterPlugins(state *CycleState, pod *PodInfo, node *Node
 	if !state.filtersReady || state.filtersFor != skip {
 		f.prepareFilters(state)
 	}
-	for _, i := range state.filters[:state.nFilters] {
-		e := &f.filter[i]
+	for i := range state.filterList {
+		e := &state.filterList[i]
 		if s := e.p.Filter(state, pod, node); s != nil && s.code != Success {
 			return s, e.idx
 		}
@@ -239,17 +244,24 @@ func (f *Framework) RunFilterPlugins(state *CycleState, pod *PodInfo, node *Node
 	return nil, -1
 }
 
-// prepareFilters lists, in the state, the filters not skipped this cycle.
+// prepareFilters points the state at the list of the filters not skipped
+// this cycle.
 func (f *Framework) prepareFilters(state *CycleState) {
 	skip := state.SkipFilterPlugins
-	n := 0
-	for i := range f.filter {
-		if !skip.Has(f.filter[i].idx) {
-			state.filters[n] = uint8(i)
-			n++
+	list, ok := f.filterLists[skip]
+	if !ok {
+		list = []filterEntry{}
+		for _, e := range f.filter {
+			if !skip.Has(e.idx) {
+				list = append(list, e)
+			}
 		}
+		if f.filterLists == nil {
+			f.filterLists = map[PluginSet][]filterEntry{}
+		}
+		f.filterLists[skip] = list
 	}
-	state.nFilters, state.filtersFor, state.filtersReady = n, skip, true
+	state.filterList, state.filtersFor, state.filtersReady = list, skip, true
 }
 
 // RunPostFilterPlugins runs the PostFilter plugins until one succeeds and
