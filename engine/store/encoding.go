@@ -261,7 +261,7 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	}
 	b, rv := &blob{}, int64(-1)
 	if v := obj.GetResourceVersion(); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && strconv.FormatInt(n, 10) == v {
+		if n, ok := canonicalRV(v); ok {
 			// Left out while encoding, so that versions compare equal in
 			// all but what they changed. (The store owns obj; nobody
 			// reads it meanwhile.)
@@ -509,6 +509,20 @@ func uvarint(s string) (uint64, int) {
 func hasRV(b *blob) bool {
 	rv, _ := b.rv()
 	return rv >= 0
+}
+
+// canonicalRV is v as a revision if v is exactly how strconv.FormatInt
+// writes a non-negative one, so that leaving it out and writing it back
+// gives the same string: digits only, and no leading zero but in "0".
+// Checked by reading v, not by formatting n again to compare, which cost
+// an allocation on every encode (one for every Event and every sealed
+// version).
+func canonicalRV(v string) (int64, bool) {
+	if v == "" || v[0] < '1' && v != "0" { // a sign, a leading zero
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64) // rejects any other non-digit, and overflow
+	return n, err == nil
 }
 
 // rvString is a blob's resourceVersion as the object carried it.

@@ -533,3 +533,17 @@ func TestShapesThatDoNotRepeatAreSampled(t *testing.T) {
 		t.Errorf("after versions that repeat, %d misses in a row; want 0", m)
 	}
 }
+
+// TestCanonicalRV checks canonicalRV against what it replaces: ParseInt,
+// then FormatInt of the result compared with the input.
+func TestCanonicalRV(t *testing.T) {
+	for _, v := range []string{"", "0", "1", "7", "10", "123456789", "9223372036854775807", "9223372036854775808",
+		"00", "01", "+1", "-1", "-0", "+0", "1a", "a1", " 1", "1 ", "0x1", "1_000", "١"} {
+		n, err := strconv.ParseInt(v, 10, 64)
+		wantOK := err == nil && n >= 0 && strconv.FormatInt(n, 10) == v
+		got, ok := canonicalRV(v)
+		if ok != wantOK || ok && got != n {
+			t.Errorf("canonicalRV(%q) = %d, %v; want %d, %v", v, got, ok, n, wantOK)
+		}
+	}
+}
