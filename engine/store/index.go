@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
@@ -258,7 +260,7 @@ func (ix *index) update(key string, old, obj Object) {
 				// old itself, found by identity in a scan of contiguous
 				// interface words, where a binary search would read a
 				// cold object's name at every step.
-				if i := slices.Index(set.objs[0], old); i >= 0 {
+				if i := indexOf(set.objs[0], old); i >= 0 {
 					set.objs[0][i] = obj
 					continue
 				}
@@ -274,6 +276,30 @@ func (ix *index) update(key string, old, obj Object) {
 	}
 	ix.removeValues(key, was)
 	ix.addValues(key, obj, is)
+}
+
+// indexOf is slices.Index(run, old): the member that is old itself. For
+// pods, whose runs are long (a ReplicaSet's 150 in the benchmark) and
+// whose every status write comes here, it asserts the concrete type and
+// compares pointers, inline; comparing interfaces calls the runtime for
+// every member of old's type, and scanned 2.5 times as slowly.
+func indexOf(run []Object, old Object) int {
+	if p, ok := old.(*corev1.Pod); ok {
+		return indexOfPtr(run, p)
+	}
+	return slices.Index(run, old)
+}
+
+func indexOfPtr[P interface {
+	comparable
+	Object
+}](run []Object, old P) int {
+	for i, o := range run {
+		if q, ok := o.(P); ok && q == old {
+			return i
+		}
+	}
+	return -1
 }
 
 func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {

@@ -469,3 +469,16 @@ func TestByIndexSharedDoesNotAllocate(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexOf checks indexOf against slices.Index, which it stands for:
+// identity, not equality, for pods and for other kinds.
+func TestIndexOf(t *testing.T) {
+	a, b, twin := &corev1.Pod{}, &corev1.Pod{}, &corev1.Pod{}
+	n := &corev1.Node{}
+	run := []Object{a, n, b}
+	for _, old := range []Object{a, b, n, twin, &corev1.Node{}} {
+		if got, want := indexOf(run, old), slices.Index(run, old); got != want {
+			t.Errorf("indexOf(run, %p) = %d; want %d", old, got, want)
+		}
+	}
+}
