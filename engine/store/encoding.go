@@ -710,15 +710,31 @@ func eachTime(obj Object, f func(*time.Time)) {
 	}
 }
 
-// appendTimes appends, for each of obj's times, its nanoseconds and
-// whether it is in UTC, as one uvarint (zero for a zero time).
+// A time's uvarint: 0 for a zero time; else bit 0 set, bit 1 if it is in
+// UTC, and from bit 3 its sub-second part, in milliseconds if bit 2 is
+// set (kubeloop's clock ticks in milliseconds: 2 bytes where nanoseconds
+// took 5, and 1 for a whole second), else in nanoseconds.
+const (
+	timeSet = 1 << iota
+	timeUTC
+	timeMillis
+	timeShift = iota
+)
+
+// appendTimes appends, for each of obj's times, its sub-second part and
+// whether it is in UTC, as one uvarint (see timeSet).
 func appendTimes(dst []byte, obj Object) []byte {
 	eachTime(obj, func(t *time.Time) {
 		var v uint64
 		if !t.IsZero() {
-			v = uint64(t.Nanosecond())<<1 | 1
+			v = timeSet
 			if t.Location() == time.UTC {
-				v |= 1 << 40
+				v |= timeUTC
+			}
+			if ns := t.Nanosecond(); ns%1e6 == 0 {
+				v |= timeMillis | uint64(ns/1e6)<<timeShift
+			} else {
+				v |= uint64(ns) << timeShift
 			}
 		}
 		dst = binary.AppendUvarint(dst, v)
@@ -738,10 +754,14 @@ func restoreTimes(obj Object, trailer string) {
 			return
 		}
 		loc := time.Local
-		if v&(1<<40) != 0 {
+		if v&timeUTC != 0 {
 			loc = time.UTC
 		}
-		*t = time.Unix(t.Unix(), int64(v&(1<<40-1))>>1).In(loc)
+		ns := int64(v >> timeShift)
+		if v&timeMillis != 0 {
+			ns *= 1e6
+		}
+		*t = time.Unix(t.Unix(), ns).In(loc)
 	})
 	if len(trailer) != 0 {
 		panic("store: an encoded object's times do not match its fields")

@@ -547,3 +547,22 @@ func TestCanonicalRV(t *testing.T) {
 		}
 	}
 }
+
+// TestTimesReadBack checks the times trailer (see timeSet) for every form
+// a time can take: zero, whole seconds, milliseconds (the engine's clock),
+// nanoseconds, in UTC and in the local zone.
+func TestTimesReadBack(t *testing.T) {
+	base := time.Date(2025, 1, 1, 0, 0, 1, 0, time.UTC)
+	for _, tm := range []time.Time{{}, base, base.Add(345 * time.Millisecond), base.Add(999 * time.Millisecond),
+		base.Add(1), base.Add(999_999_999), base.Add(123_456_789), base.Add(7 * time.Millisecond).Local(), base.Add(42).Local()} {
+		p := typedPod("a")
+		p.Status.StartTime = &metav1.Time{Time: tm}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, LastTransitionTime: metav1.Time{Time: tm}}}
+		b := New().encode(kinds.Pod, p, nil, false) // VerifyEncoding checks the round trip
+		got := b.decode(kinds.Pod).(*corev1.Pod)
+		if !got.Status.StartTime.Time.Equal(tm) || got.Status.StartTime.Location() != tm.Location() ||
+			got.Status.Conditions[0].LastTransitionTime.Time != p.Status.Conditions[0].LastTransitionTime.Time {
+			t.Errorf("time %v decoded as %v, %v", tm, got.Status.StartTime, got.Status.Conditions[0].LastTransitionTime)
+		}
+	}
+}
