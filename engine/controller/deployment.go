@@ -1093,16 +1093,10 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	if HasProgressDeadline(d) && !isComplete {
 		switch {
 		case DeploymentComplete(d, &st):
-			msg := fmt.Sprintf("Deployment %q has successfully progressed.", d.Name)
-			if newRS != nil {
-				msg = fmt.Sprintf("ReplicaSet %q has successfully progressed.", newRS.Name)
-			}
+			msg := progressMessage(d, newRS, " has successfully progressed.")
 			SetDeploymentCondition(&st, *NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, msg, now))
 		case DeploymentProgressing(d, &st):
-			msg := fmt.Sprintf("Deployment %q is progressing.", d.Name)
-			if newRS != nil {
-				msg = fmt.Sprintf("ReplicaSet %q is progressing.", newRS.Name)
-			}
+			msg := progressMessage(d, newRS, " is progressing.")
 			cond := NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, msg, now)
 			// Progress moves lastUpdateTime even when the reason stays: kube
 			// removes the condition, if any, and sets it again, which is
@@ -1112,10 +1106,7 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 			}
 			st.Conditions = append(filterCondition(st.Conditions, appsv1.DeploymentProgressing), *cond)
 		case DeploymentTimedOut(d, &st, now):
-			msg := fmt.Sprintf("Deployment %q has timed out progressing.", d.Name)
-			if newRS != nil {
-				msg = fmt.Sprintf("ReplicaSet %q has timed out progressing.", newRS.Name)
-			}
+			msg := progressMessage(d, newRS, " has timed out progressing.")
 			SetDeploymentCondition(&st, *NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, msg, now))
 			timedOut = cur == nil || cur.Reason != TimedOutReason
 		}
@@ -1145,6 +1136,21 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 		why = whyRecreateUp
 	}
 	return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), why)
+}
+
+// progressMessage is the Progressing condition's message: kube's
+// fmt.Sprintf("ReplicaSet %q"+what, newRS.Name), or of the Deployment if
+// there is no new ReplicaSet. Every sync of a rolling Deployment formats
+// one, so it is built with strconv.AppendQuote (what %q does to a
+// string) in one allocation, without fmt's.
+func progressMessage(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, what string) string {
+	var buf [128]byte
+	b := append(buf[:0], "Deployment "...)
+	name := d.Name
+	if newRS != nil {
+		b, name = append(buf[:0], "ReplicaSet "...), newRS.Name
+	}
+	return string(append(strconv.AppendQuote(b, name), what...))
 }
 
 func replicaFailures(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []appsv1.DeploymentCondition {

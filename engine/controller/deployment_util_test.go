@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -229,5 +230,22 @@ func TestFindNewReplicaSetIgnoresHashLabel(t *testing.T) {
 	}
 	if olds := FindOldReplicaSets(d, []*appsv1.ReplicaSet{same, other, older}); len(olds) != 2 {
 		t.Errorf("FindOldReplicaSets = %d; want 2", len(olds))
+	}
+}
+
+// TestProgressMessage checks progressMessage against the fmt.Sprintf it
+// stands for, names with characters %q escapes included.
+func TestProgressMessage(t *testing.T) {
+	for _, name := range []string{"web", "web-7d9f8c6b5", `a"b`, "a\\b", "é\n"} {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name + "-d"}}
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		for _, what := range []string{" is progressing.", " has successfully progressed."} {
+			if got, want := progressMessage(d, rs, what), fmt.Sprintf("ReplicaSet %q"+what, rs.Name); got != want {
+				t.Errorf("progressMessage(rs %q) = %q; want %q", name, got, want)
+			}
+			if got, want := progressMessage(d, nil, what), fmt.Sprintf("Deployment %q"+what, d.Name); got != want {
+				t.Errorf("progressMessage(d %q) = %q; want %q", d.Name, got, want)
+			}
+		}
 	}
 }
