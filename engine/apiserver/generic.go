@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -24,9 +25,11 @@ import (
 // are set on the copy, never anything it shares.
 func withStatusOnly(old, upd kinds.Object) kinds.Object {
 	out := shallowCopy(old)
-	if src, ok := structField(upd, "Status"); ok {
-		dst, _ := structField(out, "Status")
-		dst.Set(src)
+	if !copyStatus(out, upd) {
+		if src, ok := structField(upd, "Status"); ok {
+			dst, _ := structField(out, "Status")
+			dst.Set(src)
+		}
 	}
 	if kinds.Of(old) == kinds.Deployment {
 		// The Deployment status strategy keeps metadata (all but labels):
@@ -36,6 +39,26 @@ func withStatusOnly(old, upd kinds.Object) kinds.Object {
 	}
 	out.SetResourceVersion(upd.GetResourceVersion())
 	return out
+}
+
+// copyStatus sets dst's status to src's, for the kinds whose status
+// writes are most of a cluster's writes (as typedStatusEqual compares
+// them), where structField would search the struct's fields by name on
+// every write; false, having done nothing, for any other kind.
+func copyStatus(dst, src kinds.Object) bool {
+	switch d := dst.(type) {
+	case *corev1.Pod:
+		d.Status = src.(*corev1.Pod).Status
+	case *appsv1.ReplicaSet:
+		d.Status = src.(*appsv1.ReplicaSet).Status
+	case *appsv1.Deployment:
+		d.Status = src.(*appsv1.Deployment).Status
+	case *corev1.Node:
+		d.Status = src.(*corev1.Node).Status
+	default:
+		return false
+	}
+	return true
 }
 
 // changesStatusOnly reports whether upd, made by withStatusOnly from old,
