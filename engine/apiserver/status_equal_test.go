@@ -340,3 +340,26 @@ func TestChangesStatusOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualEvents checks Equal's early answer for Events against the
+// reflective comparison it skips: equal but for resourceVersion, or not.
+func TestEqualEvents(t *testing.T) {
+	base := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web.1", Namespace: "default", ResourceVersion: "7"},
+		Reason: "SuccessfulCreate", Message: "Created pod: web-a", Count: 3}
+	for name, change := range map[string]func(*corev1.Event){
+		"same":             func(*corev1.Event) {},
+		"resourceVersion":  func(e *corev1.Event) { e.ResourceVersion = "8" },
+		"count":            func(e *corev1.Event) { e.Count++ },
+		"message":          func(e *corev1.Event) { e.Message = "(combined from similar events): " + e.Message },
+		"reason":           func(e *corev1.Event) { e.Reason = "FailedCreate" },
+		"count and reason": func(e *corev1.Event) { e.Count, e.Reason = 4, "X" },
+	} {
+		b := base.DeepCopy()
+		change(b)
+		masked := b.DeepCopy()
+		masked.ResourceVersion = base.ResourceVersion
+		if got, want := Equal(base, b), equality.Semantic.DeepEqual(base, masked); got != want {
+			t.Errorf("%s: Equal = %v; want %v", name, got, want)
+		}
+	}
+}
