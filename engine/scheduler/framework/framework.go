@@ -339,43 +339,58 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			out.Raw[pi], out.Normalized[pi] = out.Raw[pi][:0], list
 			continue
 		}
-		if e.ext != nil {
-			if cap(list) < n {
-				list = make(NodeScoreList, n)
-			}
-			list = list[:n]
-		}
-		out.Normalized[pi] = list
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
-		for i, node := range nodes {
-			s, st := e.Plugin.Score(state, pod, node)
-			if st != nil && st.code != Success {
-				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
-			}
-			raw[i] = s
-			if e.ext != nil {
-				list[i] = NodeScore{Name: node.name, Score: s}
-			}
-		}
-		if e.ext == nil {
-			for i, s := range raw {
-				if s > MaxNodeScore || s < MinNodeScore {
-					return invalidScore(e.Plugin, s)
+		// The loops below read the plugin, its extensions and its weight
+		// from locals: read through e, they would be loaded again after
+		// every Score call, which may write memory e points into.
+		plugin, ext, w := e.Plugin, e.ext, e.Weight
+		if ext == nil {
+			out.Normalized[pi] = list
+			// Without NormalizeScore a raw score is final: it is added
+			// to the totals as it comes, and checked once every node is
+			// scored (the totals are dropped with the error).
+			inRange := true
+			for i, node := range nodes {
+				s, st := plugin.Score(state, pod, node)
+				if st != nil && st.code != Success {
+					return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
 				}
-				totals[i] += s * e.Weight
+				raw[i] = s
+				inRange = inRange && s <= MaxNodeScore && s >= MinNodeScore
+				totals[i] += s * w
+			}
+			if !inRange {
+				for _, s := range raw {
+					if s > MaxNodeScore || s < MinNodeScore {
+						return invalidScore(plugin, s)
+					}
+				}
 			}
 			continue
 		}
-		if st := e.ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
-			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+		if cap(list) < n {
+			list = make(NodeScoreList, n)
+		}
+		list = list[:n]
+		out.Normalized[pi] = list
+		for i, node := range nodes {
+			s, st := plugin.Score(state, pod, node)
+			if st != nil && st.code != Success {
+				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
+			}
+			raw[i] = s
+			list[i] = NodeScore{Name: node.name, Score: s}
+		}
+		if st := ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
 		}
 		for i := range list {
 			s := list[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
-				return invalidScore(e.Plugin, s)
+				return invalidScore(plugin, s)
 			}
-			totals[i] += s * e.Weight
+			totals[i] += s * w
 		}
 	}
 	return nil
