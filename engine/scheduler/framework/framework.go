@@ -235,10 +235,12 @@ func (f *Framework) RunFilterPlugins(state *CycleState, pod *PodInfo, node *Node
 	if !state.filtersReady || state.filtersFor != skip {
 		f.prepareFilters(state)
 	}
-	for i := range state.filterList {
-		e := &state.filterList[i]
-		if s := e.p.Filter(state, pod, node); s != nil && s.code != Success {
-			return s, e.idx
+	// The list is read once: read through state, it would be loaded
+	// again after every Filter call, which may write the state.
+	list := state.filterList
+	for i := range list {
+		if s := list[i].p.Filter(state, pod, node); s != nil && s.code != Success {
+			return s, list[i].idx
 		}
 	}
 	return nil, -1
