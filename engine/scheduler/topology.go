@@ -289,12 +289,12 @@ func (t *topoIndex) addTerm(kind framework.TermKind, weight int32, ns string, te
 		}
 		dom := t.domain(term.TopologyKey)
 		et = &framework.ExistingTerm{Kind: kind, Weight: weight, Namespace: ns, Term: *term.DeepCopy(), Selector: sel,
-			Counts: framework.NewIndexedDomainCounts(term.TopologyKey, dom.ids, len(dom.values))}
+			Counts: framework.NewIndexedDomainCounts(term.TopologyKey, dom.ids, dom.values, dom.byValue)}
 		t.terms[string(kb)] = et
 		t.termLst = nil
 	}
 	et.Counts.Add(id, v, d)
-	if len(et.Counts.ByValue) == 0 {
+	if et.Counts.Len() == 0 {
 		delete(t.terms, string(kb))
 		t.termLst = nil
 	}
@@ -333,7 +333,7 @@ func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts 
 		t.resetCounts()
 	}
 	dom := t.domain(q.TopologyKey)
-	ci := &countIndex{q: *q, dc: framework.NewIndexedDomainCounts(q.TopologyKey, dom.ids, len(dom.values))}
+	ci := &countIndex{q: *q, dc: framework.NewIndexedDomainCounts(q.TopologyKey, dom.ids, dom.values, dom.byValue)}
 	ci.q.Terms = append([]framework.PodSelector(nil), q.Terms...)
 	count := func(p *corev1.Pod, ni *framework.NodeInfo) {
 		if ni.Index < 0 || ni.Node() == nil {

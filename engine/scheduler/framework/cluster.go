@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"iter"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,58 +126,116 @@ type ClusterLister interface {
 }
 
 // DomainCounts are pod counts per domain (value) of one topology key. The
-// scheduler's cache also keeps them by domain number, so that a filter's
+// scheduler's cache keeps them by domain number only, so that a filter's
 // question "how many in this node's domain?" costs two slice reads instead
-// of two map lookups on string keys.
+// of two map lookups on string keys, and a pod's arrival one slice write;
+// other counts are kept in a map by value.
 type DomainCounts struct {
 	// Key is the topology key.
 	Key string
-	// ByValue maps a value to its count; values with no pods are absent.
-	ByValue map[string]int
-	ids     []int32 // NodeInfo.Index -> domain number, -1 without the key; nil: use labels
-	byID    []int32 // domain number -> count
+	// byValue maps a value to its count (values with no pods are absent);
+	// nil when the counts are kept by domain number.
+	byValue map[string]int
+	ids     []int32          // NodeInfo.Index -> domain number, -1 without the key; nil: use labels
+	values  []string         // domain number -> value
+	idOf    map[string]int32 // value -> domain number
+	byID    []int32          // domain number -> count
+	nonZero int              // domains with pods, by number
 }
 
-// NewDomainCounts returns counts looked up through node labels.
+// NewDomainCounts returns counts kept by value (values with no pods
+// absent), looked up through node labels.
 func NewDomainCounts(key string, byValue map[string]int) *DomainCounts {
-	return &DomainCounts{Key: key, ByValue: byValue}
+	return &DomainCounts{Key: key, byValue: byValue}
 }
 
-// NewIndexedDomainCounts returns empty counts that also keep a count per
-// domain number: ids maps a NodeInfo.Index to its domain's number (-1 for
-// nodes without the key), and there are domains numbers.
-func NewIndexedDomainCounts(key string, ids []int32, domains int) *DomainCounts {
-	return &DomainCounts{Key: key, ByValue: map[string]int{}, ids: ids, byID: make([]int32, domains)}
+// NewIndexedDomainCounts returns empty counts kept by domain number: ids
+// maps a NodeInfo.Index to its domain's number (-1 for nodes without the
+// key), values names each number, and idOf numbers each value. The three
+// are shared, not copied.
+func NewIndexedDomainCounts(key string, ids []int32, values []string, idOf map[string]int32) *DomainCounts {
+	return &DomainCounts{Key: key, ids: ids, values: values, idOf: idOf, byID: make([]int32, len(values))}
 }
 
 // Add changes the count of the domain numbered id (named value) by d.
 func (c *DomainCounts) Add(id int32, value string, d int) {
-	n := c.ByValue[value] + d
-	if n <= 0 {
-		delete(c.ByValue, value)
-	} else {
-		c.ByValue[value] = n
+	if c.byID == nil {
+		if n := c.byValue[value] + d; n <= 0 {
+			delete(c.byValue, value)
+		} else {
+			c.byValue[value] = n
+		}
+		return
 	}
-	if c.byID != nil && id >= 0 {
-		c.byID[id] = int32(max(n, 0))
+	was := c.byID[id]
+	n := int32(max(int(was)+d, 0))
+	c.byID[id] = n
+	switch {
+	case was == 0 && n > 0:
+		c.nonZero++
+	case was > 0 && n == 0:
+		c.nonZero--
+	}
+}
+
+// Count returns the count of the domain named value.
+func (c *DomainCounts) Count(value string) int {
+	if c.byID == nil {
+		return c.byValue[value]
+	}
+	if id, ok := c.idOf[value]; ok {
+		return int(c.byID[id])
+	}
+	return 0
+}
+
+// Len is how many domains have pods.
+func (c *DomainCounts) Len() int {
+	if c.byID == nil {
+		return len(c.byValue)
+	}
+	return c.nonZero
+}
+
+// All yields each domain with pods and its count: by domain number, or
+// in map order for counts kept by value, so callers must not depend on
+// the order (they sum, take a minimum, or sort).
+func (c *DomainCounts) All() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		if c.byID == nil {
+			for v, n := range c.byValue {
+				if !yield(v, n) {
+					return
+				}
+			}
+			return
+		}
+		for id, n := range c.byID {
+			if n > 0 && !yield(c.values[id], int(n)) {
+				return
+			}
+		}
 	}
 }
 
 // ForNode returns the count in the node's domain, and false if the node
-// lacks the key.
+// lacks the key. It is called per node per constraint, and is written to
+// stay within the inliner's budget (hence ni.node, not ni.Node()).
 func (c *DomainCounts) ForNode(ni *NodeInfo) (int, bool) {
-	if c.ids != nil && ni.Index >= 0 && ni.Index < len(c.ids) {
-		id := c.ids[ni.Index]
-		if id < 0 {
-			return 0, false
+	if uint(ni.Index) < uint(len(c.ids)) { // numbered (without ids, none is)
+		if id := c.ids[ni.Index]; id >= 0 {
+			return int(c.byID[id]), true
 		}
-		return int(c.byID[id]), true
+		return 0, false
 	}
-	v, ok := ni.Node().Labels[c.Key]
+	v, ok := ni.node.Labels[c.Key]
 	if !ok {
 		return 0, false
 	}
-	return c.ByValue[v], true
+	if id, ok := c.idOf[v]; ok {
+		return int(c.byID[id]), true
+	}
+	return c.byValue[v], true
 }
 
 // DomainOf returns the number of the node's domain (-1 if the node lacks

@@ -98,7 +98,7 @@ func (c *Cluster) ExistingTerms() []*framework.ExistingTerm {
 				Counts: framework.NewDomainCounts(t.TopologyKey, map[string]int{})}
 			m[key] = et
 		}
-		et.Counts.ByValue[v]++
+		et.Counts.Add(-1, v, 1)
 	}
 	for _, ni := range c.Nodes {
 		for _, pi := range ni.Pods {

@@ -292,13 +292,13 @@ func (s *preFilterState) updateWithPod(incoming, p *corev1.Pod, node *corev1.Nod
 func (s *preFilterState) anyAffinityPodWithDeltas() bool {
 	for i, c := range s.affinity {
 		d := s.affinityDelta[i]
-		for v, n := range c.ByValue {
+		for v, n := range c.All() {
 			if n+d[v] > 0 {
 				return true
 			}
 		}
 		for v, n := range d {
-			if _, ok := c.ByValue[v]; !ok && n > 0 {
+			if c.Count(v) == 0 && n > 0 {
 				return true
 			}
 		}
@@ -399,7 +399,7 @@ func (pl *InterPodAffinity) PreFilter(state *framework.CycleState, pi *framework
 		for i := range terms {
 			c := count(l, terms, terms[i].TopologyKey)
 			s.affinity = append(s.affinity, c)
-			if len(c.ByValue) > 0 {
+			if c.Len() > 0 {
 				s.anyAffinityPod = true
 			}
 			if !terms[i].Sel.Matches(pod) {
@@ -526,8 +526,7 @@ type preScoreState struct {
 }
 
 func (s *preScoreState) add(key string, dc *framework.DomainCounts, mult int64) {
-	counts := dc.ByValue
-	if mult == 0 || len(counts) == 0 {
+	if mult == 0 || dc.Len() == 0 {
 		return
 	}
 	var m map[string]int64
@@ -540,7 +539,7 @@ func (s *preScoreState) add(key string, dc *framework.DomainCounts, mult int64) 
 		m = map[string]int64{}
 		s.scores = append(s.scores, topologyScore{key: key, scores: m})
 	}
-	for v, n := range counts {
+	for v, n := range dc.All() {
 		m[v] += mult * int64(n)
 	}
 }

@@ -51,7 +51,7 @@ func TestDomainsAmong(t *testing.T) {
 		{"a node without a zone first: by label", pick(6, 0, 1), 2},
 		{"a node without a number: by label", append(pick(0, 3), unnumbered), 2},
 	} {
-		c := framework.NewIndexedDomainCounts(zone, ids, 3)
+		c := framework.NewIndexedDomainCounts(zone, ids, []string{"a", "b", "c"}, map[string]int32{"a": 0, "b": 1, "c": 2})
 		var s preScoreState
 		if got := s.domainsAmong(c, tc.nodes); got != tc.want {
 			t.Errorf("domainsAmong(%s) = %d; want %d", tc.name, got, tc.want)

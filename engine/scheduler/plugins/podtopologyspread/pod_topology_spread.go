@@ -426,14 +426,14 @@ func (cp *criticalPaths) minMatch(minDomains int32) int {
 // every eligible domain, visited in value order (kube's order is a map's;
 // ties go to the value first in order here).
 func (s *preFilterState) initPaths(l framework.ClusterLister, c *filterConstraint) {
-	values := make([]string, 0, len(c.counts.ByValue))
-	for v := range c.counts.ByValue {
+	values := make([]string, 0, c.counts.Len())
+	for v := range c.counts.All() {
 		values = append(values, v)
 	}
 	if s.fast && l != nil {
 		domains, _ := l.Domains(c.TopologyKey)
 		for v := range domains {
-			if _, ok := c.counts.ByValue[v]; !ok {
+			if c.counts.Count(v) == 0 {
 				values = append(values, v)
 			}
 		}
@@ -441,7 +441,7 @@ func (s *preFilterState) initPaths(l framework.ClusterLister, c *filterConstrain
 	sort.Strings(values)
 	cp := &criticalPaths{p: [2]criticalPath{{num: math.MaxInt32}, {num: math.MaxInt32}}, domains: len(values)}
 	for _, v := range values {
-		cp.update(v, c.counts.ByValue[v])
+		cp.update(v, c.counts.Count(v))
 	}
 	c.paths, c.delta = cp, map[string]int{}
 }
@@ -466,7 +466,7 @@ func (s *preFilterState) updateWithPod(l framework.ClusterLister, incoming, p *c
 		}
 		v := node.Labels[c.TopologyKey]
 		c.delta[v] += mult
-		c.paths.update(v, c.counts.ByValue[v]+c.delta[v])
+		c.paths.update(v, c.counts.Count(v)+c.delta[v])
 	}
 }
 
@@ -528,13 +528,13 @@ func (pl *PodTopologySpread) PreFilter(state *framework.CycleState, pi *framewor
 		for i := range cs {
 			counts := l.TopologyCounts(&cs[i].query)
 			domains, _ := l.Domains(cs[i].TopologyKey)
-			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts.ByValue, len(domains), cs[i].MinDomains)}
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts, len(domains), cs[i].MinDomains)}
 		}
 	} else {
 		all := slowCounts(l, pod, cs, true, nil)
 		for i := range cs {
-			s.cs[i] = filterConstraint{Constraint: cs[i], counts: framework.NewDomainCounts(cs[i].TopologyKey, all[i]),
-				minMatch: minMatch(all[i], len(all[i]), cs[i].MinDomains)}
+			counts := framework.NewDomainCounts(cs[i].TopologyKey, all[i])
+			s.cs[i] = filterConstraint{Constraint: cs[i], counts: counts, minMatch: minMatch(counts, len(all[i]), cs[i].MinDomains)}
 		}
 	}
 	for i := range s.cs {
@@ -549,12 +549,12 @@ func (pl *PodTopologySpread) PreFilter(state *framework.CycleState, pi *framewor
 // minMatch is the global minimum of matching pods over the eligible
 // domains: counts holds the non-empty ones (or all of them), domains is how
 // many there are; fewer than minDomains count as a minimum of 0.
-func minMatch(counts map[string]int, domains int, minDomains int32) int {
-	if domains < int(minDomains) || len(counts) < domains {
+func minMatch(counts *framework.DomainCounts, domains int, minDomains int32) int {
+	if domains < int(minDomains) || counts.Len() < domains {
 		return 0
 	}
 	m := math.MaxInt
-	for _, n := range counts {
+	for _, n := range counts.All() {
 		m = min(m, n)
 	}
 	if m == math.MaxInt {
