@@ -50,26 +50,19 @@ type Exit struct {
 // there.
 //
 // A cluster runs one per container, so it keeps only what it needs after
-// the start: the hostname, IP and environment (for logs and exec probes),
-// not the whole ProcessSpec. Its end is a time, a code and a flag, not an
-// Exit (the code and the flag say the reason) beside a time for the OOM
-// killer: 96 bytes, an allocator size class, rather than 128.
+// the start: the hostname and IP (for logs), not the whole ProcessSpec.
+// Its end is a time, a code and a flag, not an Exit (the code and the flag
+// say the reason) beside a time for the OOM killer. What only some need
+// (an environment, a shell script, a filesystem) is in its processMore:
+// 80 bytes, an allocator size class, rather than 96.
 type Process struct {
 	hostname, ip string
-	env          map[string]string
 	start        sim.Tick
 	// mode is what the image's own program does (or the selected
 	// sub-command). It is shared with the image and read-only: a process
 	// that needs another one gets its own copy.
 	mode *Mode
-	// sh runs a shell command; it knows when the script next wakes
-	// (WakeAt), so a process that runs the image's own program keeps no
-	// field for that.
-	sh *shell.Machine
-	// fs is the container's filesystem, made when something first needs it
-	// (a shell command, an exec probe): a server nobody execs into never
-	// pays for one, and a filesystem made later is the same fresh one.
-	fs *shell.FS
+	more *processMore // nil until needed (Process.life)
 
 	stopAt sim.Tick // when the stop signal was sent; -1: not yet
 
@@ -86,11 +79,47 @@ type Process struct {
 	silent bool // the command was overridden by one we cannot know: prints nothing
 }
 
+// processMore is what only some processes need. A server started without
+// an environment that nobody execs into never makes one.
+type processMore struct {
+	env map[string]string // for exec probes and shell scripts
+	// sh runs a shell command; it knows when the script next wakes
+	// (WakeAt), so a process that runs the image's own program keeps no
+	// field for that.
+	sh *shell.Machine
+	// fs is the container's filesystem, made when something first needs it
+	// (a shell command, an exec probe): a server nobody execs into never
+	// pays for one, and a filesystem made later is the same fresh one.
+	fs *shell.FS
+}
+
+// life is the process's processMore, made if it has none yet: for writes.
+func (p *Process) life() *processMore {
+	if p.more == nil {
+		p.more = &processMore{}
+	}
+	return p.more
+}
+
+// noMore is what a process without a processMore reads. Never written.
+var noMore processMore
+
+// peek is the process's processMore, or the zero one: for reads only.
+func (p *Process) peek() *processMore {
+	if p.more == nil {
+		return &noMore
+	}
+	return p.more
+}
+
 // Start starts a process at now; it fails with a *StartError if the
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{hostname: spec.Hostname, ip: spec.IP, env: spec.Env, start: now, stopAt: -1, mode: img.ownMode()}
+	p := &Process{hostname: spec.Hostname, ip: spec.IP, start: now, stopAt: -1, mode: img.ownMode()}
+	if spec.Env != nil {
+		p.life().env = spec.Env
+	}
 	switch {
 	case len(spec.Command) == 0 && len(spec.Args) == 0:
 		p.own = true
@@ -111,7 +140,7 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 		case isShell:
 			env := shell.Env{Hostname: spec.Hostname, Vars: spec.Env}
 			m, _ := shell.NewCommand(argv, p.FS(), env)
-			p.sh = m
+			p.life().sh = m
 		case img.Behavior.ShellImage:
 			return nil, &StartError{Executable: argv[0]}
 		default:
@@ -162,8 +191,8 @@ func (p *Process) planned() bool { return p.own && (p.mode.Behavior.Exits || p.o
 
 // run steps the script (if any) at now and notes when it ends.
 func (p *Process) run(now sim.Tick) {
-	if p.sh != nil && !p.exited {
-		if st := p.sh.Run(now); st.Exited {
+	if sh := p.peek().sh; sh != nil && !p.exited {
+		if st := sh.Run(now); st.Exited {
 			p.exited, p.exitAt, p.exitCode = true, now, int32(st.Code)
 		}
 	}
@@ -184,8 +213,8 @@ func (p *Process) Next() (sim.Tick, bool) {
 			at = t
 		}
 	}
-	if p.sh != nil {
-		if t, sleeping := p.sh.WakeAt(); sleeping {
+	if sh := p.peek().sh; sh != nil {
+		if t, sleeping := sh.WakeAt(); sleeping {
 			consider(t)
 		}
 	}
@@ -246,7 +275,7 @@ func (p *Process) Kill(now sim.Tick, code int32) {
 // exit code.
 func (p *Process) StopBehavior() Behavior {
 	b := p.mode.Behavior
-	if p.sh != nil {
+	if p.Shell() {
 		// sh as PID 1 has no handler for SIGTERM, and the kernel does not
 		// apply the default action to a namespace's init.
 		b.IgnoresSIGTERM = true
@@ -262,21 +291,22 @@ func (p *Process) Stop(now sim.Tick) {
 }
 
 // Shell reports whether the process is a simulated shell script.
-func (p *Process) Shell() bool { return p.sh != nil }
+func (p *Process) Shell() bool { return p.peek().sh != nil }
 
 // FS is the container's filesystem: a fresh one, with /etc/hostname, the
 // first time it is asked for.
 func (p *Process) FS() *shell.FS {
-	if p.fs == nil {
-		p.fs = shell.NewFS()
-		p.fs.Write("/etc/hostname", p.hostname+"\n", false)
+	m := p.life()
+	if m.fs == nil {
+		m.fs = shell.NewFS()
+		m.fs.Write("/etc/hostname", p.hostname+"\n", false)
 	}
-	return p.fs
+	return m.fs
 }
 
 // Ports are the ports the process listens on.
 func (p *Process) Ports() []int32 {
-	if p.sh != nil {
+	if p.Shell() {
 		return nil
 	}
 	return p.mode.Ports
@@ -295,8 +325,8 @@ func (p *Process) Logs(now sim.Tick) []PrintedLine {
 	if p.exited {
 		end = min(end, p.exitAt)
 	}
-	if p.sh != nil {
-		for _, l := range p.sh.Output() {
+	if sh := p.peek().sh; sh != nil {
+		for _, l := range sh.Output() {
 			if l.T <= end {
 				out = append(out, PrintedLine{T: l.T, Text: l.Text})
 			}
@@ -410,7 +440,7 @@ func (p *Process) Probe(now sim.Tick, c Check, broken bool) ProbeResult {
 		if p.mode.Behavior.NoShell {
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
 		}
-		r := shell.Exec(c.Command, p.FS(), shell.Env{Hostname: p.hostname, Vars: p.env}, now, c.Timeout)
+		r := shell.Exec(c.Command, p.FS(), shell.Env{Hostname: p.hostname, Vars: p.peek().env}, now, c.Timeout)
 		switch {
 		case r.NotFound:
 			return ProbeResult{Message: (&StartError{Executable: c.Command[0]}).execMessage()}
