@@ -188,7 +188,7 @@ func (pl *puller) finish(r *pullRequest) {
 	}
 	if !k.stopped && !r.abandoned {
 		p := r.p
-		if p.op == opPull && p.pull == r {
+		if p.op == opPull && p.pull() == r {
 			p.opDone = true
 			k.enqueue(p)
 		}

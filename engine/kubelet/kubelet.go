@@ -427,7 +427,7 @@ func (k *Kubelet) stop() {
 	loop := k.m.env.Loop
 	loop.Cancel(k.hbTimer)
 	for _, p := range k.pods {
-		loop.Cancel(p.timer)
+		loop.Cancel(p.timer())
 		loop.Cancel(p.peek().retry)
 		for i := range p.ctrs {
 			c := &p.ctrs[i]
