@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"container/list"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -97,15 +96,17 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	ak := aggregateKey{obj: ok, typ: eventType, reason: reason}
 
 	// EventAggregate.
+	// A record found is at the front already and changed in place; only a
+	// new one needs adding.
 	rec, found := c.aggregates.get(ak)
 	if !found || now-rec.last > aggregateInterval {
 		rec = &aggregateRecord{}
+		c.aggregates.add(ak, rec)
 	}
 	if !slices.Contains(rec.messages, message) {
 		rec.messages = append(rec.messages, message)
 	}
 	rec.last = now
-	c.aggregates.add(ak, rec)
 	key := eventKey{aggregateKey: ak, message: message}
 	if len(rec.messages) >= aggregateMaxEvents {
 		// client-go pops any one message (a set's); kubeloop the oldest.
@@ -119,9 +120,9 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	o, seen := c.observed.get(key)
 	if !seen {
 		o = &observation{name: api.EventName(obj.GetName()), first: now}
+		c.observed.add(key, o)
 	}
 	o.count++
-	c.observed.add(key, o)
 
 	if c.allow(ok, now) { // the spam filter
 		api.RecordObservedEvent(a, corev1.EventSource{Component: source}, obj, o.name, eventType, reason, message, o.count, o.first)
@@ -140,20 +141,26 @@ func (c *correlator) allow(obj objectKey, now sim.Tick) bool {
 // lru is a least-recently-used cache of lruCacheEntries, as groupcache's
 // lru.Cache that client-go's correlator uses: a get or add moves an entry
 // to the front; an add past the bound evicts the back.
+//
+// The order is a ring through the entries themselves, with root as its
+// sentinel, rather than a container/list of boxed entries: one allocation
+// for a new key instead of two, and no type assertion on each use. Most
+// keys are new (every "Created pod" message is its own Event key).
 type lru[K comparable, V any] struct {
-	order *list.List // of *lruEntry[K, V], most recent first
-	at    map[K]*list.Element
+	root lruEntry[K, V] // root.next is the most recent, root.prev the least
+	at   map[K]*lruEntry[K, V]
 }
 
 type lruEntry[K comparable, V any] struct {
-	key K
-	val V
+	prev, next *lruEntry[K, V]
+	key        K
+	val        V
 }
 
 func (c *lru[K, V]) get(k K) (V, bool) {
 	if e, ok := c.at[k]; ok {
-		c.order.MoveToFront(e)
-		return e.Value.(*lruEntry[K, V]).val, true
+		c.toFront(e)
+		return e.val, true
 	}
 	var zero V
 	return zero, false
@@ -161,16 +168,42 @@ func (c *lru[K, V]) get(k K) (V, bool) {
 
 func (c *lru[K, V]) add(k K, v V) {
 	if c.at == nil {
-		c.order, c.at = list.New(), map[K]*list.Element{}
+		c.at = map[K]*lruEntry[K, V]{}
+		c.root.prev, c.root.next = &c.root, &c.root
 	}
 	if e, ok := c.at[k]; ok {
-		c.order.MoveToFront(e)
-		e.Value.(*lruEntry[K, V]).val = v
+		c.toFront(e)
+		e.val = v
 		return
 	}
-	c.at[k] = c.order.PushFront(&lruEntry[K, V]{key: k, val: v})
-	if c.order.Len() > lruCacheEntries {
-		old := c.order.Remove(c.order.Back()).(*lruEntry[K, V])
+	e := &lruEntry[K, V]{key: k, val: v}
+	c.link(e)
+	c.at[k] = e
+	if len(c.at) > lruCacheEntries {
+		old := c.root.prev
+		c.unlink(old)
 		delete(c.at, old.key)
 	}
+}
+
+// len is the number of entries cached.
+func (c *lru[K, V]) len() int { return len(c.at) }
+
+func (c *lru[K, V]) toFront(e *lruEntry[K, V]) {
+	if c.root.next != e {
+		c.unlink(e)
+		c.link(e)
+	}
+}
+
+// link puts e at the front.
+func (c *lru[K, V]) link(e *lruEntry[K, V]) {
+	e.prev, e.next = &c.root, c.root.next
+	c.root.next.prev = e
+	c.root.next = e
+}
+
+func (c *lru[K, V]) unlink(e *lruEntry[K, V]) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil // an evicted entry keeps nothing alive
 }

@@ -90,7 +90,7 @@ func TestLRU(t *testing.T) {
 			t.Errorf("%d was evicted", k)
 		}
 	}
-	if c.order.Len() != lruCacheEntries || len(c.at) != lruCacheEntries {
-		t.Errorf("%d entries, %d keys; want %d", c.order.Len(), len(c.at), lruCacheEntries)
+	if c.len() != lruCacheEntries || len(c.at) != lruCacheEntries {
+		t.Errorf("%d entries, %d keys; want %d", c.len(), len(c.at), lruCacheEntries)
 	}
 }
