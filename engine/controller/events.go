@@ -83,8 +83,8 @@ type observation struct {
 
 // correlator is one recorder's EventCorrelator.
 type correlator struct {
-	aggregates lru[aggregateKey, *aggregateRecord]
-	observed   lru[eventKey, *observation]
+	aggregates lru[aggregateKey, aggregateRecord]
+	observed   lru[eventKey, observation]
 	spam       lru[objectKey, sim.Tick] // each bucket's theoretical arrival time (see allow)
 }
 
@@ -96,12 +96,11 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	ak := aggregateKey{obj: ok, typ: eventType, reason: reason}
 
 	// EventAggregate.
-	// A record found is at the front already and changed in place; only a
-	// new one needs adding.
-	rec, found := c.aggregates.get(ak)
-	if !found || now-rec.last > aggregateInterval {
-		rec = &aggregateRecord{}
-		c.aggregates.add(ak, rec)
+	// The records are changed in place in their caches (see lru.ref): a
+	// new one is the zero record.
+	rec := c.aggregates.ref(ak)
+	if now-rec.last > aggregateInterval {
+		*rec = aggregateRecord{}
 	}
 	if !slices.Contains(rec.messages, message) {
 		rec.messages = append(rec.messages, message)
@@ -117,10 +116,9 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 
 	// eventObserve: a repeat takes the earlier Event's name and first
 	// time, and counts one more.
-	o, seen := c.observed.get(key)
-	if !seen {
-		o = &observation{name: api.EventName(obj.GetName()), first: now}
-		c.observed.add(key, o)
+	o := c.observed.ref(key)
+	if o.count == 0 { // not seen
+		*o = observation{name: api.EventName(obj.GetName()), first: now}
 	}
 	o.count++
 
@@ -132,10 +130,7 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 // allow is the spam filter for obj (see record.Allow), its bucket kept in
 // an LRU cache as client-go keeps it.
 func (c *correlator) allow(obj objectKey, now sim.Tick) bool {
-	tat, _ := c.spam.get(obj)
-	ok := record.Allow(&tat, now)
-	c.spam.add(obj, tat)
-	return ok
+	return record.Allow(c.spam.ref(obj), now)
 }
 
 // lru is a least-recently-used cache of lruCacheEntries, as groupcache's
@@ -184,6 +179,18 @@ func (c *lru[K, V]) add(k K, v V) {
 		c.unlink(old)
 		delete(c.at, old.key)
 	}
+}
+
+// ref is the value of k, in place, as a get that adds the zero value if k
+// is missing: one lookup for a read-modify-write.
+func (c *lru[K, V]) ref(k K) *V {
+	if e, ok := c.at[k]; ok {
+		c.toFront(e)
+		return &e.val
+	}
+	var zero V
+	c.add(k, zero)
+	return &c.root.next.val
 }
 
 // len is the number of entries cached.
