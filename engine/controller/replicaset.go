@@ -108,7 +108,7 @@ func (c *ReplicaSetController) observe(ev store.Event) {
 	c.observedRev = ev.Rev
 	switch ev.Kind {
 	case kinds.ReplicaSet:
-		key := Key(ev.Object)
+		key := c.keyOf(ev.Object.(*appsv1.ReplicaSet))
 		if ev.Type == store.Deleted {
 			c.exp.Delete(key)
 			delete(c.specCause, key)
@@ -417,7 +417,7 @@ func (c *ReplicaSetController) updatePodOwners(rs *appsv1.ReplicaSet, p *corev1.
 // makes: the column of the step that set the spec being carried out, or
 // Maintain once that spec has been carried out (see the package doc).
 func (c *ReplicaSetController) column(rs *appsv1.ReplicaSet) trace.Column {
-	key := Key(rs)
+	key := c.keyOf(rs)
 	if rs.Status.ObservedGeneration < rs.Generation || c.declaring[key] == rs.Generation {
 		if c.columnOf(c.specCause[key], trace.Declare) == trace.Declare {
 			c.declaring[key] = rs.Generation
@@ -428,7 +428,7 @@ func (c *ReplicaSetController) column(rs *appsv1.ReplicaSet) trace.Column {
 }
 
 func (c *ReplicaSetController) manageReplicas(pods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
-	key := Key(rs)
+	key := c.keyOf(rs)
 	diff := len(pods) - int(replicas(rs.Spec.Replicas))
 	col := c.column(rs)
 	if diff == 0 {
