@@ -115,12 +115,39 @@ func (c *ReplicaSetController) observeTally(ev store.Event) {
 	if len(c.tallies) == 0 {
 		return
 	}
+	if ev.Type == store.Modified && c.tallyMove(ev.Old.(*corev1.Pod), ev.Object.(*corev1.Pod)) {
+		return
+	}
 	if ev.Old != nil {
 		c.tallyShare(ev.Old.(*corev1.Pod), -1)
 	}
 	if ev.Type != store.Deleted {
 		c.tallyShare(ev.Object.(*corev1.Pod), 1)
 	}
+}
+
+// tallyMove is tallyShare of old out and cur in, for a pod whose
+// controller stayed the same (almost every pod write is a status write by
+// the scheduler or the kubelet): one tally found and one ReplicaSet
+// resolved, for both. It reports false, having done nothing, if the
+// controller changed.
+func (c *ReplicaSetController) tallyMove(old, cur *corev1.Pod) bool {
+	ref, was := metav1.GetControllerOfNoCopy(cur), metav1.GetControllerOfNoCopy(old)
+	if ref == nil || was == nil || ref.UID != was.UID || ref.Name != was.Name || ref.Kind != was.Kind {
+		return false
+	}
+	t := c.tallies[ref.UID]
+	if t == nil {
+		return true
+	}
+	rs := c.resolve(cur.Namespace, ref)
+	if rs == nil || rs.Generation != t.generation {
+		delete(c.tallies, ref.UID)
+		return true
+	}
+	t.counts.add(countPod(rs, &t.match, old), -1)
+	t.counts.add(countPod(rs, &t.match, cur), 1)
+	return true
 }
 
 func (c *ReplicaSetController) tallyShare(p *corev1.Pod, sign int32) {
