@@ -147,11 +147,10 @@ func (c *ReplicaSetController) observe(ev store.Event) {
 }
 
 func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
-	labelsChanged := !maps.Equal(old.Labels, cur.Labels) // Semantic.DeepEqual: nil and empty are equal
 	if cur.DeletionTimestamp != nil {
 		// A graceful deletion: the ReplicaSet counts the pod as gone now.
 		c.deletePod(cur, cause)
-		if labelsChanged {
+		if labelsChanged(old, cur) {
 			c.deletePod(old, cause)
 		}
 		return
@@ -176,9 +175,16 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
 		}
 		return
 	}
-	if labelsChanged || refChanged {
+	if refChanged || labelsChanged(old, cur) {
 		c.enqueueAdopters(cur, cause)
 	}
+}
+
+// labelsChanged is kube's labelChanged, which updatePod computes first; it
+// is asked for here only where it is read, since the common event (a status
+// write to a controlled pod) never reads it.
+func labelsChanged(old, cur *corev1.Pod) bool {
+	return !maps.Equal(old.Labels, cur.Labels) // Semantic.DeepEqual: nil and empty are equal
 }
 
 func (c *ReplicaSetController) deletePod(p *corev1.Pod, cause uint64) {
@@ -227,8 +233,11 @@ func (c *ReplicaSetController) resolve(namespace string, ref *metav1.OwnerRefere
 // references, without reflection: both nil, or equal field by field, the
 // *bool fields by what they point to.
 func ownerRefEqual(a, b *metav1.OwnerReference) bool {
+	if a == b {
+		return true // both nil, or one list shared by both versions of a pod, as a status write leaves it
+	}
 	if a == nil || b == nil {
-		return a == b
+		return false
 	}
 	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
 		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)

@@ -40,10 +40,8 @@ func New(name string, loop *sim.Loop) *Queue {
 // and takes the newer cause.
 func (q *Queue) Add(key string, cause uint64) {
 	if old, ok := q.dirty[key]; ok {
-		if cause != 0 {
+		if cause != 0 && cause != old { // a write only when the cause is new
 			q.dirty[key] = cause
-		} else {
-			q.dirty[key] = old
 		}
 		return
 	}
