@@ -653,10 +653,10 @@ func countPods(rs *appsv1.ReplicaSet, pods []*corev1.Pod, now metav1.Time) podCo
 
 // verifyTally panics if a recount of rs's pods disagrees with its tally.
 func (c *ReplicaSetController) verifyTally(rs *appsv1.ReplicaSet, counts podCounts, now metav1.Time) {
-	match := newLabelMatcher(selectorOf(rs.Spec.Selector))
+	t := newTally(rs, selectorOf(rs.Spec.Selector))
 	var want podCounts
 	for _, o := range c.env.Store.ByIndexShared(kinds.Pod, IndexOwnerUID, string(rs.UID)) {
-		want.add(countPod(rs, &match, o.(*corev1.Pod)), 1)
+		want.add(countPod(rs, t, o.(*corev1.Pod)), 1)
 	}
 	if want != counts {
 		panic(fmt.Sprintf("replicaset %s/%s: tally %+v, recount %+v", rs.Namespace, rs.Name, counts, want))

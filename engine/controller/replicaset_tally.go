@@ -1,6 +1,9 @@
 package controller
 
 import (
+	"maps"
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,16 +35,16 @@ func (a *podCounts) add(b podCounts, sign int32) {
 
 // countPod is one pod's share of rs's counts, for a ReplicaSet without
 // minReadySeconds (where available is ready: no clock involved).
-func countPod(rs *appsv1.ReplicaSet, match *labelMatcher, p *corev1.Pod) podCounts {
+func countPod(rs *appsv1.ReplicaSet, t *tally, p *corev1.Pod) podCounts {
 	ref := metav1.GetControllerOfNoCopy(p)
 	if ref == nil || ref.UID != rs.UID || !IsPodActive(p) {
 		return podCounts{}
 	}
-	if !match.matches(p.Labels) {
+	if !t.match.matches(p.Labels) {
 		return podCounts{unselected: 1}
 	}
 	c := podCounts{replicas: 1}
-	if hasLabels(p.Labels, rs.Spec.Template.Labels) {
+	if t.template.in(p.Labels) {
 		c.fullyLabeled = 1
 	}
 	if IsPodReady(p) {
@@ -67,7 +70,37 @@ func countPod(rs *appsv1.ReplicaSet, match *labelMatcher, p *corev1.Pod) podCoun
 type tally struct {
 	generation int64 // the ReplicaSet spec the counts were made against
 	match      labelMatcher
-	counts     podCounts
+	// template is the template's labels, which fullyLabeled asks of each
+	// pod, as a list: ranging over a map starts at a random place, which
+	// costs more than the lookups for a label or two.
+	template labelList
+	counts   podCounts
+}
+
+// newTally is an empty tally for rs, whose selector is sel.
+func newTally(rs *appsv1.ReplicaSet, sel labels.Selector) *tally {
+	return &tally{generation: rs.Generation, match: newLabelMatcher(sel), template: newLabelList(rs.Spec.Template.Labels)}
+}
+
+// labelList is a label set as a list, sorted by key.
+type labelList []struct{ key, val string }
+
+func newLabelList(m map[string]string) labelList {
+	l := make(labelList, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		l = append(l, struct{ key, val string }{k, m[k]})
+	}
+	return l
+}
+
+// in is hasLabels(ls, l): whether ls carries every label of l.
+func (l labelList) in(ls map[string]string) bool {
+	for _, kv := range l {
+		if v, ok := ls[kv.key]; !ok || v != kv.val {
+			return false
+		}
+	}
+	return true
 }
 
 // VerifyTallies makes every sync that answers from a tally recount too and
@@ -102,9 +135,9 @@ func (c *ReplicaSetController) startTally(rs *appsv1.ReplicaSet, sel labels.Sele
 		delete(c.tallies, rs.UID)
 		return
 	}
-	t := &tally{generation: rs.Generation, match: newLabelMatcher(sel)}
+	t := newTally(rs, sel)
 	for _, p := range pods {
-		t.counts.add(countPod(rs, &t.match, p), 1)
+		t.counts.add(countPod(rs, t, p), 1)
 	}
 	c.tallies[rs.UID] = t
 }
@@ -145,8 +178,8 @@ func (c *ReplicaSetController) tallyMove(old, cur *corev1.Pod) bool {
 		delete(c.tallies, ref.UID)
 		return true
 	}
-	t.counts.add(countPod(rs, &t.match, old), -1)
-	t.counts.add(countPod(rs, &t.match, cur), 1)
+	t.counts.add(countPod(rs, t, old), -1)
+	t.counts.add(countPod(rs, t, cur), 1)
 	return true
 }
 
@@ -164,7 +197,7 @@ func (c *ReplicaSetController) tallyShare(p *corev1.Pod, sign int32) {
 		delete(c.tallies, ref.UID)
 		return
 	}
-	t.counts.add(countPod(rs, &t.match, p), sign)
+	t.counts.add(countPod(rs, t, p), sign)
 }
 
 // forgetTally drops a ReplicaSet's tally when its spec changes or it goes.
