@@ -140,7 +140,9 @@ func (c *correlator) allow(obj objectKey, now sim.Tick) bool {
 // The order is a ring through the entries themselves, with root as its
 // sentinel, rather than a container/list of boxed entries: one allocation
 // for a new key instead of two, and no type assertion on each use. Most
-// keys are new (every "Created pod" message is its own Event key).
+// keys are new (every "Created pod" message is its own Event key). The
+// ring points at root, so an lru must not be copied once used: a
+// correlator, which holds three, is kept by pointer.
 type lru[K comparable, V any] struct {
 	root lruEntry[K, V] // root.next is the most recent, root.prev the least
 	at   map[K]*lruEntry[K, V]
