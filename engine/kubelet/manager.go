@@ -37,6 +37,7 @@ type Manager struct {
 	strs        map[string]string
 	shared      map[[2]string]*ctrShared // by container name and image
 	conds       [recentConds][]corev1.PodCondition
+	condPrints  [recentConds]uint64 // condsPrint of each of conds
 	condsNext   int
 	scratch     corev1.Pod  // the body of a pod status write, reused
 	nodeScratch corev1.Node // the body of a node status write, reused
