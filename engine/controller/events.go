@@ -107,11 +107,15 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	}
 	rec.last = now
 	key := eventKey{aggregateKey: ak, message: message}
-	if len(rec.messages) >= aggregateMaxEvents {
+	if n := len(rec.messages); n >= aggregateMaxEvents {
 		// client-go pops any one message (a set's); kubeloop the oldest.
-		rec.messages = rec.messages[1:]
+		// The rest move down in place: the list stays in the array it
+		// has, where reslicing past the oldest would make every append
+		// after the tenth grow a new one.
+		copy(rec.messages, rec.messages[1:])
+		rec.messages[n-1] = ""
+		rec.messages = rec.messages[:n-1]
 		key.message, key.combined = "", true
-		message = combinedPrefix + message
 	}
 
 	// eventObserve: a repeat takes the earlier Event's name and first
@@ -123,6 +127,12 @@ func (c *correlator) event(api *apiserver.Server, a apiserver.Actor, now sim.Tic
 	o.count++
 
 	if c.allow(ok, now) { // the spam filter
+		if key.combined {
+			// Made only for an Event the filter lets out: of a
+			// ReplicaSet's 150 "Created pod" Events, 141 are combined
+			// and 125 of those dropped.
+			message = combinedPrefix + message
+		}
 		api.RecordObservedEvent(a, corev1.EventSource{Component: source}, obj, o.name, eventType, reason, message, o.count, o.first)
 	}
 }
