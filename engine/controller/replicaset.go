@@ -580,10 +580,21 @@ func (c *ReplicaSetController) createPod(pt *podTemplate, col trace.Column) erro
 		c.event(seq, replicaSetSource, rs, corev1.EventTypeWarning, "FailedCreate", msg)
 		return err
 	}
-	msg := "Created pod: " + created.GetName()
-	c.env.Trace.Amend(seq, "pod/"+created.GetName(), msg)
+	object, msg := createdPodNames(created.GetName())
+	c.env.Trace.Amend(seq, object, msg)
 	c.event(seq, replicaSetSource, rs, corev1.EventTypeNormal, "SuccessfulCreate", msg)
 	return nil
+}
+
+// createdPodNames returns the trace's name of a new pod, "pod/<name>",
+// and the message of its creation, "Created pod: <name>", cut from one
+// string: one allocation, not two, for each of the pods a ReplicaSet
+// creates.
+func createdPodNames(name string) (object, msg string) {
+	const objectPrefix, msgPrefix = "pod/", "Created pod: "
+	s := objectPrefix + name + msgPrefix + name
+	n := len(objectPrefix) + len(name)
+	return s[:n], s[n:]
 }
 
 func (c *ReplicaSetController) deletePodNow(rs *appsv1.ReplicaSet, p *corev1.Pod, col trace.Column) error {
