@@ -68,6 +68,12 @@ type DeploymentController struct {
 	// compares the same templates several times, and a reflective deep
 	// comparison of pod templates is the controller's dearest step.
 	sameTemplate map[templatePair]bool
+	// lastTemplate is equalTemplates' latest answer about a pair of
+	// objects with UIDs.
+	lastTemplate struct {
+		pair      templatePair
+		same, set bool
+	}
 	// selectors caches each Deployment's parsed selector by UID and
 	// generation (the selector is spec, and immutable in apps/v1 besides),
 	// so that a sync, one per status change of a ReplicaSet, reuses it.
@@ -94,14 +100,25 @@ const maxTemplateMemo = 1 << 16
 
 func (c *DeploymentController) equalTemplates(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
 	k := templatePair{d: d.UID, rs: rs.UID, dGen: d.Generation, rsGen: rs.Generation}
-	if same, ok := c.sameTemplate[k]; ok && d.UID != "" && rs.UID != "" {
-		return same
+	known := d.UID != "" && rs.UID != ""
+	// A sync asks about the same pair two or three times in a row
+	// (isScalingEvent, getAllReplicaSetsAndSyncRevision, getNewReplicaSet):
+	// the last answer saves a lookup in a memo too large to stay in the
+	// cache.
+	if known && c.lastTemplate.set && c.lastTemplate.pair == k {
+		return c.lastTemplate.same
 	}
-	same := EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
-	if len(c.sameTemplate) >= maxTemplateMemo {
-		clear(c.sameTemplate)
+	same, ok := c.sameTemplate[k]
+	if !ok || !known {
+		same = EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+		if len(c.sameTemplate) >= maxTemplateMemo {
+			clear(c.sameTemplate)
+		}
+		c.sameTemplate[k] = same
 	}
-	c.sameTemplate[k] = same
+	if known {
+		c.lastTemplate.pair, c.lastTemplate.same, c.lastTemplate.set = k, same, true
+	}
 	return same
 }
 
