@@ -447,7 +447,7 @@ func (c *ReplicaSetController) manageReplicas(pods []*corev1.Pod, rs *appsv1.Rep
 	if diff < 0 {
 		n := min(-diff, BurstReplicas)
 		c.exp.ExpectCreations(key, n)
-		tmpl := newPodTemplate(rs)
+		tmpl := newPodTemplate(rs, n)
 		created, err := slowStartBatch(n, SlowStartInitialBatchSize, func() error { return c.createPod(&tmpl, col) })
 		for i := created; i < n; i++ {
 			// Never attempted or failed: the watch will not show them.
@@ -517,10 +517,20 @@ type podTemplate struct {
 	owners                []metav1.OwnerReference
 	traceObject, traceMsg string
 	spec                  *corev1.PodSpec // the template's spec, copied for this sync's pods (see podFromTemplate)
+	// pods are the next pods' objects, allocated podChunk at a time, and
+	// left is how many pods the sync may still create (see podFromTemplate).
+	pods []corev1.Pod
+	left int
 }
 
-func newPodTemplate(rs *appsv1.ReplicaSet) podTemplate {
-	return podTemplate{rs: rs, generateName: rs.Name + "-",
+// podChunk is how many pod objects podFromTemplate allocates at once:
+// 64 pods are about 72 KB, which the allocator hands out as one large
+// object.
+const podChunk = 64
+
+// newPodTemplate prepares the creation of up to n pods of rs.
+func newPodTemplate(rs *appsv1.ReplicaSet, n int) podTemplate {
+	return podTemplate{rs: rs, left: n, generateName: rs.Name + "-",
 		owners:      []metav1.OwnerReference{*metav1.NewControllerRef(rs, replicaSetGVK)},
 		traceObject: "replicaset/" + rs.Name, traceMsg: "Creating pod from the template of replicaset/" + rs.Name}
 }
@@ -536,19 +546,29 @@ func newPodTemplate(rs *appsv1.ReplicaSet) podTemplate {
 // same for every pod after it (defaulting writes only what is missing),
 // and a stored pod is never changed in place. Tests check that creating a
 // pod leaves the pods before it as they were (VerifyTallies).
+//
+// The pod objects themselves are allocated up to podChunk at a time, as
+// one array whose elements are handed out one by one: each is a pod of
+// its own to everyone else, but the allocator is asked once per chunk
+// rather than once per pod, and a pod object (1,144 bytes, most of them
+// pointers) is the dearest allocation a ReplicaSet makes. The array stays
+// alive while any of its pods does; the pods a sync creates are created
+// together, and are superseded by their binding's version together.
 func podFromTemplate(pt *podTemplate) *corev1.Pod {
 	t := &pt.rs.Spec.Template
-	p := &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:       pt.rs.Namespace,
-			GenerateName:    pt.generateName,
-			Labels:          t.Labels,
-			Annotations:     t.Annotations,
-			Finalizers:      append([]string(nil), t.Finalizers...),
-			OwnerReferences: slices.Clip(pt.owners),
-		},
+	if len(pt.pods) == 0 {
+		pt.pods = make([]corev1.Pod, min(max(pt.left, 1), podChunk))
 	}
+	p := &pt.pods[0] // zero: its fields are set one by one, not copied from a built pod
+	pt.pods = pt.pods[1:]
+	pt.left--
+	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	p.Namespace = pt.rs.Namespace
+	p.GenerateName = pt.generateName
+	p.Labels = t.Labels
+	p.Annotations = t.Annotations
+	p.Finalizers = append([]string(nil), t.Finalizers...)
+	p.OwnerReferences = slices.Clip(pt.owners)
 	if pt.spec == nil {
 		pt.spec = t.Spec.DeepCopy()
 	}
