@@ -52,7 +52,8 @@ func EnsureIndexes(st *store.Store) {
 		if k == kinds.Event || st.HasIndex(k, IndexOwnerUID) {
 			continue
 		}
-		st.AddIndex(k, IndexOwnerUID, ownerUIDs)
+		var last oneValue // per index: each is called by its own store, single-threaded
+		st.AddIndex(k, IndexOwnerUID, func(obj store.Object) []string { return ownerUIDs(obj, &last) })
 	}
 	for _, k := range []*kinds.Kind{kinds.Pod, kinds.ReplicaSet} {
 		if !st.HasIndex(k, IndexOrphan) {
@@ -61,16 +62,40 @@ func EnsureIndexes(st *store.Store) {
 	}
 }
 
-func ownerUIDs(obj store.Object) []string {
+// ownerUIDs files an object under its owners' UIDs. The list for an
+// object with one owner comes through last.
+func ownerUIDs(obj store.Object, last *oneValue) []string {
 	refs := obj.GetOwnerReferences()
-	if len(refs) == 0 {
+	switch len(refs) {
+	case 0:
 		return nil
+	case 1:
+		return last.list(string(refs[0].UID))
 	}
 	out := make([]string, len(refs))
 	for i, r := range refs {
 		out[i] = string(r.UID)
 	}
 	return out
+}
+
+// oneValue hands out an index function's one-value list ([]string{v}),
+// reusing the list it made last when v is the same value. The store asks
+// an index function for an object's values at every write, for the
+// version it replaces and then for the new one (index.update), and for
+// a status write both are the same: the second call then costs a string
+// comparison (of one string with itself, for versions that share their
+// owner references) instead of an allocation. The store only reads the
+// lists, and a list is never changed once handed out, so sharing one is
+// safe.
+type oneValue struct{ last []string }
+
+func (o *oneValue) list(v string) []string {
+	if o.last != nil && o.last[0] == v {
+		return o.last
+	}
+	o.last = []string{v}
+	return o.last
 }
 
 func orphanNamespace(obj store.Object) []string {

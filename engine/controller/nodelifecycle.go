@@ -270,9 +270,10 @@ const PodNodeIndex = "spec.nodeName"
 
 func ensurePodNodeIndex(st *store.Store) {
 	if !st.HasIndex(kinds.Pod, PodNodeIndex) {
+		var last oneValue
 		st.AddIndex(kinds.Pod, PodNodeIndex, func(o store.Object) []string {
 			if n := o.(*corev1.Pod).Spec.NodeName; n != "" {
-				return []string{n}
+				return last.list(n)
 			}
 			return nil
 		})
