@@ -262,3 +262,41 @@ func TestReplicaSetColumns(t *testing.T) {
 		t.Errorf("columns of the creations = %s; want Declare Declare Maintain", got)
 	}
 }
+
+// TestReplicaSetCreatesPodsInChunks creates more pods in one sync than
+// podFromTemplate allocates at once: every pod is an object of its own,
+// with the template's labels and the ReplicaSet as its controller.
+func TestReplicaSetCreatesPodsInChunks(t *testing.T) {
+	f := newFixture(t)
+	n := 2*podChunk + 3
+	rs := f.create(makeReplicaSet("web", int32(n))).(*appsv1.ReplicaSet)
+	c := NewReplicaSetController(f.env)
+	created := 0
+	for created < n {
+		if _, err := c.Reconcile("default/web"); err != nil {
+			t.Fatal(err)
+		}
+		f.settle(c)
+		if got := f.env.Store.Count(kinds.Pod); got == created {
+			t.Fatalf("a sync created no pods; %d of %d", got, n)
+		} else {
+			created = got
+		}
+	}
+	seen := map[*corev1.Pod]bool{}
+	for _, o := range f.env.Store.List(kinds.Pod, "default") {
+		p := o.(*corev1.Pod)
+		if seen[p] {
+			t.Fatalf("pod %s shares its object with another", p.Name)
+		}
+		seen[p] = true
+		ref := metav1.GetControllerOfNoCopy(p)
+		if !strings.HasPrefix(p.Name, "web-") || p.Labels["app"] != "web" || ref == nil || ref.UID != rs.UID ||
+			len(p.Spec.Containers) != 1 || p.Spec.Containers[0].Image != "nginx:1.27" {
+			t.Errorf("pod %s = labels %v, controller %v, containers %v", p.Name, p.Labels, ref, p.Spec.Containers)
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d pods; want %d", len(seen), n)
+	}
+}
