@@ -964,12 +964,17 @@ func sortBySize(rss []*appsv1.ReplicaSet, newerFirst bool) {
 // annotation differs from spec.replicas: the user scaled.
 func (c *DeploymentController) isScalingEvent(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) bool {
 	newRS, oldRSs := c.splitReplicaSets(d, rsList)
-	for _, rs := range activeReplicaSets(append(oldRSs, newRS)) {
-		if desired, ok := intAnnotation(rs, DesiredReplicasAnnotation); ok && desired != replicas(d.Spec.Replicas) {
-			return true
+	// kube asks this of activeReplicaSets(append(oldRSs, newRS)); the same
+	// ReplicaSets are asked here in place, without building either list
+	// (it runs at every sync).
+	scaled := func(rs *appsv1.ReplicaSet) bool {
+		if rs == nil || replicas(rs.Spec.Replicas) <= 0 {
+			return false // not active
 		}
+		desired, ok := intAnnotation(rs, DesiredReplicasAnnotation)
+		return ok && desired != replicas(d.Spec.Replicas)
 	}
-	return false
+	return slices.ContainsFunc(oldRSs, scaled) || scaled(newRS)
 }
 
 // checkPausedConditions records pause and resume in the Progressing
