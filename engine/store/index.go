@@ -47,6 +47,18 @@ type indexSet struct {
 	// there are several runs: built on its first read and kept current
 	// by updates until the set's members change.
 	joined []Object
+
+	// unordered says objs is one run in the order its members were
+	// filed, not in key order: the set has never been read. Filing a
+	// member in key order costs a binary search that reads a cold
+	// object's name at every step, and the sets of some indexes are
+	// seldom read: a node's pods, wanted only when its kubelet starts or
+	// the node fails, while every pod bound to it is filed there. So a
+	// new set of a kind kept typed takes its members as they come, and is
+	// put in key order by its first read (order), or once it fills a run;
+	// from then on it is kept in order. Readers see the same either way.
+	// Members are unique by key, so the order is the same too.
+	unordered bool
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -61,7 +73,7 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 	}
 	ix := &index{name: name, fn: fn, k: k, atRest: b.atRest, byVal: map[string]*indexSet{}}
 	b.indexes = append(b.indexes, ix)
-	b.each(func(key string, e entry) { ix.add(key, e.object(k)) }) // in no order: filing sorts
+	b.each(func(key string, e entry) { ix.add(key, e.object(k)) }) // in no order: filing or order sorts
 }
 
 // HasIndex reports whether kind k has an index of that name.
@@ -93,6 +105,9 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 		return []Object{}
 	case ix.atRest:
 		return s.decodeSet(k, set)
+	}
+	ix.order(set)
+	switch {
 	case set.joined != nil:
 		return slices.Clone(set.joined)
 	}
@@ -108,7 +123,8 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 // it in place. It is for hot loops that only read (a ReplicaSet's sync
 // walks its pods many times a second in a large cluster), and allocates
 // nothing but for a set of several runs read for the first time since its
-// members changed, or for a kind kept at rest (decoded on every read).
+// members changed, a set read for the first time (see order), or for a
+// kind kept at rest (decoded on every read).
 func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 	ix := s.index(k, name)
 	set := ix.byVal[value]
@@ -117,6 +133,9 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 		return nil
 	case ix.atRest:
 		return s.decodeSet(k, set)
+	}
+	ix.order(set)
+	switch {
 	case len(set.objs) == 1:
 		run := set.objs[0]
 		return run[:len(run):len(run)] // an append by the caller must not write into the run
@@ -149,8 +168,49 @@ func (s *Store) CountByIndex(k *kinds.Kind, name, value string) int {
 	return 0
 }
 
-// search finds key in set: the run it is in, or would go in, and its
-// position there.
+// order puts an unordered set's members in key order (see
+// indexSet.unordered).
+func (ix *index) order(set *indexSet) {
+	if !set.unordered {
+		return
+	}
+	set.unordered = false
+	if len(set.objs) == 0 {
+		return
+	}
+	run := set.objs[0]
+	keyed := make([]struct {
+		key string
+		obj Object
+	}, len(run))
+	for i, o := range run {
+		keyed[i].key, keyed[i].obj = ix.k.Key(o.GetNamespace(), o.GetName()), o
+	}
+	slices.SortFunc(keyed, func(a, b struct {
+		key string
+		obj Object
+	}) int {
+		return strings.Compare(a.key, b.key)
+	})
+	for i := range keyed {
+		run[i] = keyed[i].obj
+	}
+}
+
+// scan finds key in an unordered set by reading every member's key: for
+// a member that is not the object the store keeps at key, which never
+// happens while the store's invariants hold (see removeValues).
+func (ix *index) scan(set *indexSet, key string) int {
+	rel := key[len(ix.k.EtcdPrefix)+1:]
+	compare := cmpNameKey
+	if ix.k.Namespaced {
+		compare = cmpNamespacedKey
+	}
+	return slices.IndexFunc(set.objs[0], func(o Object) bool { return compare(o, rel) == 0 })
+}
+
+// search finds key in set, which must be in order: the run it is in, or
+// would go in, and its position there.
 func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
 	if ix.atRest {
 		return set.keys.search(key, strings.Compare)
@@ -196,12 +256,23 @@ func (ix *index) addValues(key string, obj Object, values []string) {
 	if VerifyEncoding && !ix.atRest && ix.k.Key(obj.GetNamespace(), obj.GetName()) != key {
 		panic("store: indexing " + key + " with an object whose key is " + ix.k.Key(obj.GetNamespace(), obj.GetName()))
 	}
-	for _, v := range values {
+	for j, v := range values {
 		set := ix.byVal[v]
 		if set == nil {
-			set = &indexSet{}
+			set = &indexSet{unordered: !ix.atRest}
 			ix.byVal[v] = set
 		}
+		if set.unordered && set.n < indexRunMax {
+			// Appended (see indexSet.unordered). The key is in no set
+			// of v yet unless v is repeated: a new object's, or one
+			// removeValues took out of the sets of its old values.
+			if !slices.Contains(values[:j], v) {
+				set.objs.insert(0, set.n, obj)
+				set.n++
+			}
+			continue
+		}
+		ix.order(set)
 		r, i, found := ix.search(set, key)
 		if found {
 			continue // the value is repeated
@@ -216,15 +287,27 @@ func (ix *index) addValues(key string, obj Object, values []string) {
 	}
 }
 
-func (ix *index) remove(key string, obj Object) { ix.removeValues(key, ix.fn(obj)) }
+func (ix *index) remove(key string, obj Object) { ix.removeValues(key, obj, ix.fn(obj)) }
 
-func (ix *index) removeValues(key string, values []string) {
+// removeValues takes key, whose current version is old, out of the sets
+// of values.
+func (ix *index) removeValues(key string, old Object, values []string) {
 	for _, v := range values {
 		set := ix.byVal[v]
 		if set == nil {
 			continue
 		}
-		r, i, found := ix.search(set, key)
+		r, i, found := 0, 0, false
+		if set.unordered {
+			// A set keeps its members' current versions (update), so the
+			// member is old itself: found without reading any object.
+			if i = indexOf(set.objs[0], old); i < 0 {
+				i = ix.scan(set, key)
+			}
+			found = i >= 0
+		} else {
+			r, i, found = ix.search(set, key)
+		}
 		if !found {
 			continue // the value is repeated
 		}
@@ -265,6 +348,12 @@ func (ix *index) update(key string, old, obj Object) {
 					continue
 				}
 			}
+			if set.unordered {
+				if i := ix.scan(set, key); i >= 0 {
+					set.objs[0][i] = obj
+				}
+				continue
+			}
 			if r, i, found := ix.search(set, key); found {
 				set.objs[r][i] = obj
 				if set.joined != nil {
@@ -274,7 +363,7 @@ func (ix *index) update(key string, old, obj Object) {
 		}
 		return
 	}
-	ix.removeValues(key, was)
+	ix.removeValues(key, old, was)
 	ix.addValues(key, obj, is)
 }
 

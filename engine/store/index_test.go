@@ -337,6 +337,58 @@ func TestIndexMatchesModel(t *testing.T) {
 	}
 }
 
+// TestIndexUnreadSets is TestIndexMatchesModel with the sets left unread
+// for long stretches: a set nobody has read takes its members as they
+// come (indexSet.unordered), and is put in key order only when read, or
+// once it fills a run. Between reads, objects are created, refiled,
+// updated in place and deleted, values repeated; then every set must
+// read back as the model's, in key order.
+func TestIndexUnreadSets(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		k     *kinds.Kind
+		make  func(ns, name string, vals []string) Object
+		names int
+		runs  int // indexRunMax; 0 leaves it
+	}{
+		{"pods", kinds.Pod, podWithValues, 200, 0},
+		{"pods-runs-of-4", kinds.Pod, podWithValues, 200, 4},
+		{"pods-many", kinds.Pod, podWithValues, 3000, 0},
+		{"nodes", kinds.Node, nodeWithValues, 200, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.runs != 0 {
+				defer func(was int) { indexRunMax = was }(indexRunMax)
+				indexRunMax = tc.runs
+			}
+			indexes := testIndexes()
+			s := New()
+			m := newIndexModel(tc.k)
+			for _, name := range []string{"values", "first", "orphan"} {
+				s.AddIndex(tc.k, name, indexes[name])
+				m.addIndex(name, indexes[name])
+			}
+			op := &indexOp{s: s, m: m, r: rand.New(rand.NewSource(3)), names: tc.names,
+				namespaces: []string{"a", "a-x", "a.b", "b"}, values: 7, make: tc.make}
+			for round := range 8 {
+				for step := range 250 * (round + 1) {
+					op.run(t, step)
+					if step%50 == 0 {
+						for _, name := range []string{"values", "first", "orphan"} {
+							for _, v := range m.values(name) {
+								if got, want := s.CountByIndex(tc.k, name, v), len(m.sets[name][v]); got != want {
+									t.Fatalf("round %d, step %d: CountByIndex(%s, %q) = %d; want %d", round, step, name, v, got, want)
+								}
+							}
+						}
+					}
+				}
+				m.checkAll(t, s, []string{"nope"}, fmt.Sprintf("after round %d", round))
+			}
+		})
+	}
+}
+
 // TestIndexMatchesModelLarge is TestIndexMatchesModel at the size of the
 // benchmark cluster: 150,000 pods, filed under 1,000 owners of 150 and 30
 // nodes of 5,000, then moved, updated, deleted and created at random. It
