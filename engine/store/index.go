@@ -41,12 +41,10 @@ var indexRunMax = 512
 type indexSet struct {
 	objs runs[Object] // for a kind kept typed
 	keys runs[string] // for a kind kept at rest
-	n    int          // members
 
-	// joined is objs as one slice, for ByIndexShared to hand out when
-	// there are several runs: built on its first read and kept current
-	// by updates until the set's members change.
-	joined []Object
+	// n is the number of members: 32 bits, beside unordered, so that a
+	// set stays 80 bytes (there is one for every node and every owner).
+	n int32
 
 	// unordered says objs is one run in the order its members were
 	// filed, not in key order: the set has never been read. Filing a
@@ -59,6 +57,11 @@ type indexSet struct {
 	// from then on it is kept in order. Readers see the same either way.
 	// Members are unique by key, so the order is the same too.
 	unordered bool
+
+	// joined is objs as one slice, for ByIndexShared to hand out when
+	// there are several runs: built on its first read and kept current
+	// by updates until the set's members change.
+	joined []Object
 }
 
 // AddIndex files every object of kind k, present and future, under fn's
@@ -111,7 +114,7 @@ func (s *Store) ByIndex(k *kinds.Kind, name, value string) []Object {
 	case set.joined != nil:
 		return slices.Clone(set.joined)
 	}
-	out := make([]Object, 0, set.n)
+	out := make([]Object, 0, int(set.n))
 	for _, run := range set.objs {
 		out = append(out, run...)
 	}
@@ -140,7 +143,7 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 		run := set.objs[0]
 		return run[:len(run):len(run)] // an append by the caller must not write into the run
 	case set.joined == nil:
-		set.joined = make([]Object, 0, set.n)
+		set.joined = make([]Object, 0, int(set.n))
 		for _, run := range set.objs {
 			set.joined = append(set.joined, run...)
 		}
@@ -151,7 +154,7 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 // decodeSet is the objects of a set of a kind kept at rest, decoded.
 func (s *Store) decodeSet(k *kinds.Kind, set *indexSet) []Object {
 	b := s.bucket(k)
-	out := make([]Object, 0, set.n)
+	out := make([]Object, 0, int(set.n))
 	for _, run := range set.keys {
 		for _, key := range run {
 			out = append(out, b.at(key).object(k))
@@ -163,7 +166,7 @@ func (s *Store) decodeSet(k *kinds.Kind, set *indexSet) []Object {
 // CountByIndex is len(ByIndex(...)) without building the slice.
 func (s *Store) CountByIndex(k *kinds.Kind, name, value string) int {
 	if set := s.index(k, name).byVal[value]; set != nil {
-		return set.n
+		return int(set.n)
 	}
 	return 0
 }
@@ -262,12 +265,12 @@ func (ix *index) addValues(key string, obj Object, values []string) {
 			set = &indexSet{unordered: !ix.atRest}
 			ix.byVal[v] = set
 		}
-		if set.unordered && set.n < indexRunMax {
+		if set.unordered && int(set.n) < indexRunMax {
 			// Appended (see indexSet.unordered). The key is in no set
 			// of v yet unless v is repeated: a new object's, or one
 			// removeValues took out of the sets of its old values.
 			if !slices.Contains(values[:j], v) {
-				set.objs.insert(0, set.n, obj)
+				set.objs.insert(0, int(set.n), obj)
 				set.n++
 			}
 			continue

@@ -116,10 +116,10 @@ func (m *indexModel) check(t *testing.T, s *Store, name, value, when string) {
 		t.Fatalf("%s: ByIndex handed out the index's own slice", when)
 	}
 	if set := s.index(m.k, name).byVal[value]; set != nil {
-		if err := checkRuns(set.objs, set.n); err != nil && !keptAtRest(m.k) {
+		if err := checkRuns(set.objs, int(set.n)); err != nil && !keptAtRest(m.k) {
 			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
 		}
-		if err := checkRuns(set.keys, set.n); err != nil && keptAtRest(m.k) {
+		if err := checkRuns(set.keys, int(set.n)); err != nil && keptAtRest(m.k) {
 			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
 		}
 	}
