@@ -9,7 +9,9 @@
 // the store. A nil *Status means Success. Filter plugins say why a node cannot
 // run a pod in Kubernetes' exact words (the reasons that end up in the
 // FailedScheduling event); score plugins return 0..MaxNodeScore after
-// normalisation, and the framework weighs and sums them.
+// normalisation, and the framework weighs and sums them. A score plugin may
+// also be a NodesScorer (kubeloop's, not kube's): it then scores all the
+// feasible nodes in one call, with the per-node Score still its definition.
 //
 // Framework runs a profile: an ordered list of plugins with score weights,
 // as kube-scheduler's multiPoint default profile. New plugins (the Placement

@@ -36,6 +36,7 @@ type ScoreEntry struct {
 	Index  int // the plugin's index in the profile
 	Weight int64
 	ext    ScoreExtensions
+	nodes  NodesScorer // the plugin, if it scores all nodes in one call
 }
 
 type eventEntry struct {
@@ -101,7 +102,8 @@ func New(profile []PluginConfig) *Framework {
 			if ps, ok := p.(PreScorePlugin); ok {
 				f.preScore = append(f.preScore, preScoreEntry{ps, i})
 			}
-			f.score = append(f.score, ScoreEntry{Plugin: sp, Index: i, Weight: pc.Weight, ext: sp.ScoreExtensions()})
+			ns, _ := sp.(NodesScorer)
+			f.score = append(f.score, ScoreEntry{Plugin: sp, Index: i, Weight: pc.Weight, ext: sp.ScoreExtensions(), nodes: ns})
 		}
 		if ee, ok := p.(EnqueueExtensions); ok {
 			for _, reg := range ee.EventsToRegister() {
@@ -343,29 +345,27 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		}
 		raw := resize(out.Raw[pi], n)
 		out.Raw[pi] = raw
-		// The loops below read the plugin, its extensions and its weight
-		// from locals: read through e, they would be loaded again after
-		// every Score call, which may write memory e points into.
-		plugin, ext, w := e.Plugin, e.ext, e.Weight
+		if st := scoreNodes(e, state, pod, nodes, raw); st != nil {
+			return st
+		}
+		// The loops below read the plugin's extensions and weight from
+		// locals: read through e, they would be loaded again after every
+		// store, which may write memory e points into.
+		ext, w := e.ext, e.Weight
 		if ext == nil {
-			out.Normalized[pi] = list
 			// Without NormalizeScore a raw score is final: it is added
-			// to the totals as it comes, and checked once every node is
-			// scored (the totals are dropped with the error).
+			// to the totals, and checked (the totals are dropped with the
+			// error).
+			out.Normalized[pi] = list
 			inRange := true
-			for i, node := range nodes {
-				s, st := plugin.Score(state, pod, node)
-				if st != nil && st.code != Success {
-					return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
-				}
-				raw[i] = s
+			for i, s := range raw {
 				inRange = inRange && s <= MaxNodeScore && s >= MinNodeScore
 				totals[i] += s * w
 			}
 			if !inRange {
 				for _, s := range raw {
 					if s > MaxNodeScore || s < MinNodeScore {
-						return invalidScore(plugin, s)
+						return invalidScore(e.Plugin, s)
 					}
 				}
 			}
@@ -377,23 +377,39 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		list = list[:n]
 		out.Normalized[pi] = list
 		for i, node := range nodes {
-			s, st := plugin.Score(state, pod, node)
-			if st != nil && st.code != Success {
-				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
-			}
-			raw[i] = s
-			list[i] = NodeScore{Name: node.name, Score: s}
+			list[i] = NodeScore{Name: node.name, Score: raw[i]}
 		}
 		if st := ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
-			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
+			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 		}
 		for i := range list {
 			s := list[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
-				return invalidScore(plugin, s)
+				return invalidScore(e.Plugin, s)
 			}
 			totals[i] += s * w
 		}
+	}
+	return nil
+}
+
+// scoreNodes runs one plugin's Score on every node into raw: in one call
+// if the plugin is a NodesScorer, else node by node. It returns the
+// framework's error for the first node the plugin fails on, or nil.
+func scoreNodes(e *ScoreEntry, state *CycleState, pod *PodInfo, nodes []*NodeInfo, raw []int64) *Status {
+	plugin := e.Plugin
+	var st *Status
+	if ns := e.nodes; ns != nil {
+		st = ns.ScoreNodes(state, pod, nodes, raw)
+	} else {
+		for i, node := range nodes {
+			if raw[i], st = plugin.Score(state, pod, node); st != nil && st.code != Success {
+				break
+			}
+		}
+	}
+	if st != nil && st.code != Success {
+		return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
 	}
 	return nil
 }

@@ -95,3 +95,63 @@ func TestRunScorePlugins(t *testing.T) {
 		}
 	}
 }
+
+// batchScorer is a fixedScorer that also scores all nodes in one call,
+// counting those calls; fail makes the named node's score fail.
+type batchScorer struct {
+	fixedScorer
+	calls int
+	fail  string
+}
+
+func (p *batchScorer) Score(state *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
+	if ni.Name() == p.fail {
+		return 0, framework.NewStatus(framework.Error, "no score for "+p.fail)
+	}
+	return p.fixedScorer.Score(state, pi, ni)
+}
+
+func (p *batchScorer) ScoreNodes(state *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	p.calls++
+	for i, ni := range nodes {
+		s, st := p.Score(state, pi, ni)
+		if !st.IsSuccess() {
+			return st
+		}
+		scores[i] = s
+	}
+	return nil
+}
+
+// TestRunScorePluginsNodesScorer: a plugin with ScoreNodes is called once
+// per pass, with the totals and normalised scores Score would give, and
+// its failure is reported as a Score failure is.
+func TestRunScorePluginsNodesScorer(t *testing.T) {
+	a := &batchScorer{fixedScorer: fixedScorer{name: "A", scores: map[string]int64{"n1": 10, "n2": 20, "n3": 30}}}
+	b := &batchScorer{fixedScorer: fixedScorer{name: "B", scores: map[string]int64{"n1": 0, "n2": 1, "n3": 2}, reverse: true}}
+	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 3}})
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	var out framework.Scores
+	if st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out); !st.IsSuccess() {
+		t.Fatalf("RunScorePlugins: %v", st)
+	}
+	if want := []int64{310, 170, 30}; !slices.Equal(out.Totals, want) {
+		t.Errorf("totals = %v; want %v", out.Totals, want)
+	}
+	if a.calls != 1 || b.calls != 1 {
+		t.Errorf("ScoreNodes calls = %d, %d; want 1, 1", a.calls, b.calls)
+	}
+	for _, p := range []*batchScorer{a, b} {
+		a.fail, b.fail = "", ""
+		p.fail = "n2"
+		st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out)
+		want := `plugin "` + p.name + `" failed with: no score for n2`
+		if st.Code() != framework.Error || st.Message() != want {
+			t.Errorf("%s fails: RunScorePlugins = %v; want Error: %s", p.name, st, want)
+		}
+	}
+}

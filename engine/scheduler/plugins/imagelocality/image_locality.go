@@ -27,6 +27,7 @@ type ImageLocality struct {
 var (
 	_ framework.PreScorePlugin = (*ImageLocality)(nil)
 	_ framework.ScorePlugin    = (*ImageLocality)(nil)
+	_ framework.NodesScorer    = (*ImageLocality)(nil)
 )
 
 // Name implements framework.Plugin.
@@ -106,18 +107,42 @@ func CalculatePriority(sumScores int64, numContainers int) int64 {
 func (*ImageLocality) Score(state *framework.CycleState, _ *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
 	s, _ := state.Read(preScoreStateKey).(*preScoreState)
 	if s == nil {
-		return 0, framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+		return 0, statusNoPreScore
 	}
-	if s.allZero || len(s.images) == 0 || len(ni.ImageStates) == 0 || state.NumAllNodes == 0 {
-		return 0, nil
+	return s.score(ni, state.NumAllNodes), nil
+}
+
+// ScoreNodes implements framework.NodesScorer: Score on every node, with
+// the PreScore state read once.
+func (*ImageLocality) ScoreNodes(state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	if s == nil {
+		if len(nodes) > 0 {
+			return statusNoPreScore
+		}
+		return nil
+	}
+	numAllNodes := state.NumAllNodes
+	for i, ni := range nodes {
+		scores[i] = s.score(ni, numAllNodes)
+	}
+	return nil
+}
+
+var statusNoPreScore = framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+
+// score is Score's score of one node in a cluster of numAllNodes nodes.
+func (s *preScoreState) score(ni *framework.NodeInfo, numAllNodes int) int64 {
+	if s.allZero || len(s.images) == 0 || len(ni.ImageStates) == 0 || numAllNodes == 0 {
+		return 0
 	}
 	var sum int64
 	for _, name := range s.images {
 		if img, ok := ni.ImageStates[name]; ok {
-			sum += ScaledImageScore(img, state.NumAllNodes)
+			sum += ScaledImageScore(img, numAllNodes)
 		}
 	}
-	return CalculatePriority(sum, s.numContainers), nil
+	return CalculatePriority(sum, s.numContainers)
 }
 
 // ScoreExtensions implements framework.ScorePlugin: no normalisation.

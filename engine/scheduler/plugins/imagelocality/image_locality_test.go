@@ -57,19 +57,16 @@ func TestScore(t *testing.T) {
 	state.Images = images{"shop/api:v2.1": big}
 	pl.PreScore(state, pod, nil)
 	// 900 MiB on every node: 100 × (900 − 23) / (1000 − 23) = 89.
-	if got, _ := pl.Score(state, pod, ni); got != 89 {
-		t.Errorf("Score = %d; want 89", got)
-	}
 	empty := framework.NewNodeInfo(st.MakeNode().Name("n2").Obj())
-	if got, _ := pl.Score(state, pod, empty); got != 0 {
-		t.Errorf("Score(node without the image) = %d; want 0", got)
+	if got := st.ScoreEach(t, pl, state, pod, []*framework.NodeInfo{ni, empty}); got[0] != 89 || got[1] != 0 {
+		t.Errorf("Score(with the image, without) = %v; want [89 0]", got)
 	}
 	// An image so rare that no node can reach 23 MiB scores 0 without lookups.
 	small := &framework.ImageStateSummary{Size: 60 * mib, NumNodes: 1}
 	state.Images = images{"shop/api:v2.1": small}
 	ni.ImageStates["shop/api:v2.1"] = small
 	pl.PreScore(state, pod, nil)
-	if got, _ := pl.Score(state, pod, ni); got != 0 {
-		t.Errorf("Score(rare small image) = %d; want 0", got)
+	if got := st.ScoreEach(t, pl, state, pod, []*framework.NodeInfo{ni}); got[0] != 0 {
+		t.Errorf("Score(rare small image) = %d; want 0", got[0])
 	}
 }

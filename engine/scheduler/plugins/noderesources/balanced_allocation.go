@@ -16,6 +16,7 @@ type BalancedAllocation struct{}
 var (
 	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
 	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+	_ framework.NodesScorer    = (*BalancedAllocation)(nil)
 )
 
 // Name implements framework.Plugin.
@@ -70,16 +71,28 @@ func BalancedResourceScore(requested, allocatable []int64) int64 {
 // Score implements framework.ScorePlugin. Unlike LeastAllocated, it uses the
 // actual requests (no 100m/200Mi substitution): useRequested in kube.
 func (*BalancedAllocation) Score(_ *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
+	return balancedScore(pi, ni), nil
+}
+
+// ScoreNodes implements framework.NodesScorer: Score on every node.
+func (*BalancedAllocation) ScoreNodes(_ *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	for i, ni := range nodes {
+		scores[i] = balancedScore(pi, ni)
+	}
+	return nil
+}
+
+func balancedScore(pi *framework.PodInfo, ni *framework.NodeInfo) int64 {
 	cpu, mem := ni.Allocatable.MilliCPU, ni.Allocatable.Memory
 	if cpu == 0 || mem == 0 {
 		req := [2]int64{ni.Requested.MilliCPU + pi.Requests.MilliCPU, ni.Requested.Memory + pi.Requests.Memory}
 		alloc := [2]int64{cpu, mem}
-		return BalancedResourceScore(req[:], alloc[:]), nil
+		return BalancedResourceScore(req[:], alloc[:])
 	}
 	// The common case, two resources, without the general loop.
 	f1 := min(float64(ni.Requested.MilliCPU+pi.Requests.MilliCPU)/float64(cpu), 1)
 	f2 := min(float64(ni.Requested.Memory+pi.Requests.Memory)/float64(mem), 1)
-	return int64((1 - math.Abs((f1-f2)/2)) * float64(framework.MaxNodeScore)), nil
+	return int64((1 - math.Abs((f1-f2)/2)) * float64(framework.MaxNodeScore))
 }
 
 // ScoreExtensions implements framework.ScorePlugin: no normalisation.

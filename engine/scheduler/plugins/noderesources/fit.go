@@ -26,6 +26,7 @@ type Fit struct{}
 var (
 	_ framework.FilterPlugin      = (*Fit)(nil)
 	_ framework.ScorePlugin       = (*Fit)(nil)
+	_ framework.NodesScorer       = (*Fit)(nil)
 	_ framework.EnqueueExtensions = (*Fit)(nil)
 )
 
@@ -184,6 +185,14 @@ func LeastAllocated(pi *framework.PodInfo, ni *framework.NodeInfo) int64 {
 // LeastAllocated: the emptier the node after placing the pod, the better.
 func (*Fit) Score(_ *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
 	return LeastAllocated(pi, ni), nil
+}
+
+// ScoreNodes implements framework.NodesScorer: Score on every node.
+func (*Fit) ScoreNodes(_ *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	for i, ni := range nodes {
+		scores[i] = LeastAllocated(pi, ni)
+	}
+	return nil
 }
 
 // ScoreExtensions implements framework.ScorePlugin: no normalisation, the

@@ -86,7 +86,7 @@ func TestLeastAllocated(t *testing.T) {
 		{"over-committed", pod("2", "8Gi"), node4x32(pod("3", "16Gi")), 12},
 	}
 	for _, tt := range tests {
-		if got, _ := (&Fit{}).Score(nil, tt.pod, tt.node); got != tt.want {
+		if got := st.ScoreEach(t, &Fit{}, nil, tt.pod, []*framework.NodeInfo{tt.node})[0]; got != tt.want {
 			t.Errorf("%s: Score = %d; want %d", tt.name, got, tt.want)
 		}
 	}
@@ -110,7 +110,7 @@ func TestBalancedAllocation(t *testing.T) {
 		{"even", pod("2", "16Gi"), node4x32(), 100},
 	}
 	for _, tt := range tests {
-		if got, _ := (&BalancedAllocation{}).Score(nil, tt.pod, tt.node); got != tt.want {
+		if got := st.ScoreEach(t, &BalancedAllocation{}, nil, tt.pod, []*framework.NodeInfo{tt.node})[0]; got != tt.want {
 			t.Errorf("%s: Score = %d; want %d", tt.name, got, tt.want)
 		}
 	}

@@ -76,6 +76,7 @@ var (
 	_ framework.FilterPlugin      = (*PodTopologySpread)(nil)
 	_ framework.PreScorePlugin    = (*PodTopologySpread)(nil)
 	_ framework.ScorePlugin       = (*PodTopologySpread)(nil)
+	_ framework.NodesScorer       = (*PodTopologySpread)(nil)
 	_ framework.ScoreExtensions   = (*PodTopologySpread)(nil)
 	_ framework.EnqueueExtensions = (*PodTopologySpread)(nil)
 )
@@ -759,10 +760,33 @@ func domainsByLabel(key string, nodes []*framework.NodeInfo) int {
 func (*PodTopologySpread) Score(state *framework.CycleState, _ *framework.PodInfo, ni *framework.NodeInfo) (int64, *framework.Status) {
 	s, _ := state.Read(preScoreStateKey).(*preScoreState)
 	if s == nil {
-		return 0, framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+		return 0, statusNoPreScore
 	}
+	return s.score(ni), nil
+}
+
+// ScoreNodes implements framework.NodesScorer: Score on every node, with
+// the PreScore state read once.
+func (*PodTopologySpread) ScoreNodes(state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	if s == nil {
+		if len(nodes) > 0 {
+			return statusNoPreScore
+		}
+		return nil
+	}
+	for i, ni := range nodes {
+		scores[i] = s.score(ni)
+	}
+	return nil
+}
+
+var statusNoPreScore = framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+
+// score is Score's raw score of one node.
+func (s *preScoreState) score(ni *framework.NodeInfo) int64 {
 	if isIgnored(s.ignored, ni.Name()) {
-		return 0, nil
+		return 0
 	}
 	var score float64
 	for i := range s.cs {
@@ -771,7 +795,7 @@ func (*PodTopologySpread) Score(state *framework.CycleState, _ *framework.PodInf
 			score += ScoreForCount(int64(n), c.MaxSkew, c.weight)
 		}
 	}
-	return int64(math.Round(score)), nil
+	return int64(math.Round(score))
 }
 
 // ScoreExtensions implements framework.ScorePlugin.

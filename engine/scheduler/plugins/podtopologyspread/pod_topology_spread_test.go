@@ -138,14 +138,10 @@ func scoreAll(t *testing.T, c *st.Cluster, pod *corev1.Pod) (raw, norm []int64) 
 	} else if !s.IsSuccess() {
 		t.Fatal(s)
 	}
+	raw = st.ScoreEach(t, pl, state, pi, c.Nodes)
 	var scores framework.NodeScoreList
-	for _, ni := range c.Nodes {
-		s, st := pl.Score(state, pi, ni)
-		if !st.IsSuccess() {
-			t.Fatal(st)
-		}
-		raw = append(raw, s)
-		scores = append(scores, framework.NodeScore{Name: ni.Name(), Score: s})
+	for i, ni := range c.Nodes {
+		scores = append(scores, framework.NodeScore{Name: ni.Name(), Score: raw[i]})
 	}
 	pl.NormalizeScore(state, pi, scores)
 	for _, s := range scores {

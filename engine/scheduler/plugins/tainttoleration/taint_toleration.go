@@ -21,6 +21,7 @@ var (
 	_ framework.FilterPlugin      = (*TaintToleration)(nil)
 	_ framework.PreScorePlugin    = (*TaintToleration)(nil)
 	_ framework.ScorePlugin       = (*TaintToleration)(nil)
+	_ framework.NodesScorer       = (*TaintToleration)(nil)
 	_ framework.ScoreExtensions   = (*TaintToleration)(nil)
 	_ framework.EnqueueExtensions = (*TaintToleration)(nil)
 )
@@ -117,10 +118,30 @@ func (*TaintToleration) Score(state *framework.CycleState, _ *framework.PodInfo,
 	}
 	s, _ := state.Read(preScoreStateKey).(*preScoreState)
 	if s == nil {
-		return 0, framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
+		return 0, statusNoPreScore
 	}
 	return CountIntolerablePreferNoSchedule(taints, s.tolerationsPreferNoSchedule), nil
 }
+
+// ScoreNodes implements framework.NodesScorer: Score on every node, with
+// the PreScore state read once.
+func (*TaintToleration) ScoreNodes(state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	for i, ni := range nodes {
+		taints := ni.Taints()
+		if len(taints) == 0 {
+			scores[i] = 0
+			continue
+		}
+		if s == nil {
+			return statusNoPreScore
+		}
+		scores[i] = CountIntolerablePreferNoSchedule(taints, s.tolerationsPreferNoSchedule)
+	}
+	return nil
+}
+
+var statusNoPreScore = framework.NewStatus(framework.Error, "PreScore state of "+Name+" missing")
 
 // ScoreExtensions implements framework.ScorePlugin.
 func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return pl }

@@ -58,10 +58,13 @@ func TestScore(t *testing.T) {
 	pl := &TaintToleration{}
 	state := framework.NewCycleState()
 	pl.PreScore(state, pod, nil)
-	var scores framework.NodeScoreList
+	var infos []*framework.NodeInfo
 	for _, n := range nodes {
-		s, _ := pl.Score(state, pod, framework.NewNodeInfo(n))
-		scores = append(scores, framework.NodeScore{Name: n.Name, Score: s})
+		infos = append(infos, framework.NewNodeInfo(n))
+	}
+	var scores framework.NodeScoreList
+	for i, s := range st.ScoreEach(t, pl, state, pod, infos) {
+		scores = append(scores, framework.NodeScore{Name: nodes[i].Name, Score: s})
 	}
 	wantRaw := []int64{0, 1, 2, 0}
 	for i := range scores {
