@@ -825,6 +825,12 @@ func isIgnored(ignored map[string]struct{}, node string) bool {
 }
 
 // Normalize is the plugin's normalisation, exported for tests.
+//
+// A node's raw score depends only on a few counts (its own matching pods
+// and its zone's), so the raw scores of hundreds of nodes take a handful
+// of values: when they span fewer values than there are nodes, each value
+// is normalised once, into a table, instead of once per node (a division
+// each).
 func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
 	var lo, hi int64 = math.MaxInt64, 0
 	for _, sc := range scores {
@@ -833,16 +839,25 @@ func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
 		}
 		lo, hi = min(lo, sc.Score), max(hi, sc.Score)
 	}
+	normalize := func(s int64) int64 { return framework.MaxNodeScore * (hi + lo - s) / hi }
+	var table [64]int64
+	useTable := hi != 0 && hi-lo < int64(min(len(table), len(scores)))
+	if useTable {
+		for v := lo; v <= hi; v++ {
+			table[v-lo] = normalize(v)
+		}
+	}
 	for i := range scores {
-		if isIgnored(ignored, scores[i].Name) {
+		switch {
+		case isIgnored(ignored, scores[i].Name):
 			scores[i].Score = 0
-			continue
-		}
-		if hi == 0 {
+		case hi == 0:
 			scores[i].Score = framework.MaxNodeScore
-			continue
+		case useTable:
+			scores[i].Score = table[scores[i].Score-lo]
+		default:
+			scores[i].Score = normalize(scores[i].Score)
 		}
-		scores[i].Score = framework.MaxNodeScore * (hi + lo - scores[i].Score) / hi
 	}
 }
 
