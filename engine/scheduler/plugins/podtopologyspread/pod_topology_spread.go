@@ -608,6 +608,7 @@ type preScoreState struct {
 	sizes  []int
 	counts []*framework.DomainCounts
 	seen   []bool
+	sums   []float64 // ScoreNodes' per-node sums
 }
 
 // reset empties the state for a pod with n constraints.
@@ -775,8 +776,28 @@ func (*PodTopologySpread) ScoreNodes(state *framework.CycleState, _ *framework.P
 		}
 		return nil
 	}
-	for i, ni := range nodes {
-		scores[i] = s.score(ni)
+	if len(s.ignored) > 0 {
+		for i, ni := range nodes {
+			scores[i] = s.score(ni)
+		}
+		return nil
+	}
+	// No node is ignored: sum constraint by constraint, each loop reading
+	// one constraint's counts, adding the terms in score's order.
+	s.sums = slices.Grow(s.sums[:0], len(nodes))[:len(nodes)]
+	sums := s.sums
+	clear(sums)
+	for ci := range s.cs {
+		c := &s.cs[ci]
+		counts, maxSkew, weight := c.counts, c.MaxSkew, c.weight
+		for i, ni := range nodes {
+			if n, ok := counts.ForNode(ni); ok {
+				sums[i] += ScoreForCount(int64(n), maxSkew, weight)
+			}
+		}
+	}
+	for i, sum := range sums {
+		scores[i] = int64(math.Round(sum))
 	}
 	return nil
 }
