@@ -123,6 +123,10 @@ func (*ImageLocality) ScoreNodes(state *framework.CycleState, _ *framework.PodIn
 		return nil
 	}
 	numAllNodes := state.NumAllNodes
+	if s.allZero || len(s.images) == 0 || numAllNodes == 0 {
+		clear(scores[:len(nodes)]) // score's answer for every node, without looking at one
+		return nil
+	}
 	for i, ni := range nodes {
 		scores[i] = s.score(ni, numAllNodes)
 	}
