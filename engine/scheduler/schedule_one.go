@@ -184,12 +184,21 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 	n := len(nodes)
 	j := s.nextStartNodeIndex % n // nodes[j] is the (i+1)-th from the start
 	filterPos := &s.prof.filterPos
+	// Without nominated pods anywhere (the common case) no node needs
+	// runFilters' extra pass: the scan calls the framework directly.
+	nominated := len(s.nominated.byNode) > 0
 	for i := 0; i < n && len(feasible) < toFind; i, j = i+1, j+1 {
 		if j == n {
 			j = 0
 		}
 		ni := nodes[j]
-		st, idx := s.runFilters(state, pi, ni)
+		var st *framework.Status
+		var idx int
+		if nominated {
+			st, idx = s.runFilters(state, pi, ni)
+		} else {
+			st, idx = s.fw.RunFilterPlugins(state, pi, ni)
+		}
 		if st == nil {
 			s.explain.passed(ni)
 			feasible = append(feasible, ni)
