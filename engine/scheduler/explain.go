@@ -330,7 +330,7 @@ func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x
 // They go in at most two runs, up to the end of the rings and on from
 // their start, each a plain loop over slices of one length (no position to
 // wrap per score).
-func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
+func (x *explainStore) putScores(raw, norm []int64) {
 	for len(raw) > 0 {
 		at := int(x.scoreHead & uint64(len(x.raw)-1))
 		dst := x.raw[at:min(at+len(raw), len(x.raw))]
@@ -344,7 +344,7 @@ func (x *explainStore) putScores(raw []int64, norm framework.NodeScoreList) {
 			srcNorm := norm[:len(dst)]
 			for i := range dst {
 				dst[i] = clamp32(src[i])
-				dstNorm[i] = uint8(srcNorm[i].Score)
+				dstNorm[i] = uint8(srcNorm[i])
 			}
 			norm = norm[len(dst):]
 		}

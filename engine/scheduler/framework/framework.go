@@ -307,14 +307,18 @@ func (f *Framework) RunPreScorePlugins(state *CycleState, pod *PodInfo, nodes []
 
 // Scores are the buffers of one scoring pass, reused from attempt to
 // attempt: per score plugin (in ScorePlugins order) the raw scores of each
-// feasible node, and, for a plugin with NormalizeScore, kube's
-// NodeScoreList of its normalised scores (none for a plugin skipped this
-// cycle); and each node's weighted total. A plugin without NormalizeScore
-// has an empty list: its normalised scores are its raw ones.
+// feasible node and, for a plugin with NormalizeScore, its normalised
+// scores (none for a plugin skipped this cycle); and each node's weighted
+// total. A plugin without NormalizeScore has an empty Normalized list: its
+// normalised scores are its raw ones.
 type Scores struct {
 	Raw        [][]int64
-	Normalized []NodeScoreList
+	Normalized [][]int64
 	Totals     []int64
+	// list is kube's NodeScoreList (a name with every score), lent to each
+	// NormalizeScore of a pass in turn: the names are written once per
+	// pass, and each plugin's raw scores over the last one's.
+	list NodeScoreList
 }
 
 // RunScorePlugins scores the feasible nodes with every score plugin not
@@ -325,8 +329,9 @@ type Scores struct {
 // before any score is normalised or checked.
 //
 // Only NormalizeScore reads a NodeScoreList (a name with every score), so
-// only the plugins that normalise fill one: a string stored per node per
-// plugin costs a GC write barrier each while the collector marks.
+// only the plugins that normalise use one, and they share it: a string
+// stored per node per plugin costs a GC write barrier each while the
+// collector marks.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Raw) < len(f.score) {
@@ -336,11 +341,12 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 	out.Totals = resize(out.Totals, n)
 	clear(out.Totals)
 	totals := out.Totals
+	named := false // whether out.list holds this pass's names
 	for pi := range f.score {
 		e := &f.score[pi]
-		list := out.Normalized[pi][:0]
+		out.Normalized[pi] = out.Normalized[pi][:0]
 		if state.SkipScorePlugins.Has(e.Index) {
-			out.Raw[pi], out.Normalized[pi] = out.Raw[pi][:0], list
+			out.Raw[pi] = out.Raw[pi][:0]
 			continue
 		}
 		raw := resize(out.Raw[pi], n)
@@ -356,7 +362,6 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			// Without NormalizeScore a raw score is final: it is added
 			// to the totals, and checked (the totals are dropped with the
 			// error).
-			out.Normalized[pi] = list
 			inRange := true
 			for i, s := range raw {
 				inRange = inRange && s <= MaxNodeScore && s >= MinNodeScore
@@ -371,22 +376,32 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			}
 			continue
 		}
-		if cap(list) < n {
-			list = make(NodeScoreList, n)
-		}
-		list = list[:n]
-		out.Normalized[pi] = list
-		for i, node := range nodes {
-			list[i] = NodeScore{Name: node.name, Score: raw[i]}
+		list := out.list
+		if !named {
+			if cap(list) < n {
+				list = make(NodeScoreList, n)
+			}
+			list = list[:n]
+			for i, node := range nodes {
+				list[i] = NodeScore{Name: node.name, Score: raw[i]}
+			}
+			out.list, named = list, true
+		} else {
+			for i, s := range raw {
+				list[i].Score = s
+			}
 		}
 		if st := ext.NormalizeScore(state, pod, list); !st.IsSuccess() {
 			return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 		}
+		norm := resize(out.Normalized[pi], n)
+		out.Normalized[pi] = norm
 		for i := range list {
 			s := list[i].Score
 			if s > MaxNodeScore || s < MinNodeScore {
 				return invalidScore(e.Plugin, s)
 			}
+			norm[i] = s
 			totals[i] += s * w
 		}
 	}

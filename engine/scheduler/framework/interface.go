@@ -120,7 +120,8 @@ type NodesScorer interface {
 }
 
 // ScoreExtensions rescales one plugin's raw scores once all nodes have been
-// scored.
+// scored. NormalizeScore changes the scores in place, never the names or
+// their order: the framework lends every plugin of a pass the same list.
 type ScoreExtensions interface {
 	NormalizeScore(state *CycleState, pod *PodInfo, scores NodeScoreList) *Status
 }

@@ -74,19 +74,12 @@ func TestRunScorePlugins(t *testing.T) {
 		if st := fw.RunScorePlugins(state, pod, nodes[:tc.nodes], &out); !st.IsSuccess() {
 			t.Fatalf("%s: Score: %v", tc.name, st)
 		}
-		norm := func(l framework.NodeScoreList) []int64 {
-			var s []int64
-			for _, ns := range l {
-				s = append(s, ns.Score)
-			}
-			return s
-		}
 		for _, c := range []struct {
 			what      string
 			got, want []int64
 		}{
 			{"A raw", out.Raw[0], tc.rawA}, {"B raw", out.Raw[1], tc.rawB},
-			{"A normalised", norm(out.Normalized[0]), tc.normA}, {"B normalised", norm(out.Normalized[1]), tc.normB},
+			{"A normalised", out.Normalized[0], tc.normA}, {"B normalised", out.Normalized[1], tc.normB},
 			{"totals", out.Totals, tc.totals},
 		} {
 			if len(c.got) != len(c.want) || !slices.Equal(c.got, c.want) {
@@ -152,6 +145,57 @@ func TestRunScorePluginsNodesScorer(t *testing.T) {
 		want := `plugin "` + p.name + `" failed with: no score for n2`
 		if st.Code() != framework.Error || st.Message() != want {
 			t.Errorf("%s fails: RunScorePlugins = %v; want Error: %s", p.name, st, want)
+		}
+	}
+}
+
+// seenScorer is a fixedScorer that normalises as kube's DefaultNormalizeScore
+// (not reversed) and remembers the list NormalizeScore was given.
+type seenScorer struct {
+	fixedScorer
+	seen framework.NodeScoreList
+}
+
+func (p *seenScorer) ScoreExtensions() framework.ScoreExtensions { return p }
+func (p *seenScorer) NormalizeScore(_ *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
+	p.seen = append(p.seen[:0], scores...)
+	return framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
+}
+
+// TestRunScorePluginsNormalizers: plugins that normalise in one pass each
+// get the nodes' names with their own raw scores (not another plugin's
+// normalised ones), in node order, and keep their own normalised scores.
+func TestRunScorePluginsNormalizers(t *testing.T) {
+	a := &seenScorer{fixedScorer: fixedScorer{name: "A", scores: map[string]int64{"n1": 1, "n2": 4, "n3": 2}}}
+	b := &seenScorer{fixedScorer: fixedScorer{name: "B", scores: map[string]int64{"n1": 5, "n2": 0, "n3": 10}}}
+	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 2}})
+	var out framework.Scores
+	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	for _, names := range [][]string{{"n1", "n2", "n3"}, {"n3", "n1"}} {
+		var nodes []*framework.NodeInfo
+		for _, n := range names {
+			nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+		}
+		if st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out); !st.IsSuccess() {
+			t.Fatalf("RunScorePlugins: %v", st)
+		}
+		for pi, p := range []*seenScorer{a, b} {
+			var want framework.NodeScoreList
+			var wantNorm []int64
+			var maxRaw int64
+			for _, n := range names {
+				want = append(want, framework.NodeScore{Name: n, Score: p.scores[n]})
+				maxRaw = max(maxRaw, p.scores[n])
+			}
+			for _, n := range names {
+				wantNorm = append(wantNorm, framework.MaxNodeScore*p.scores[n]/maxRaw)
+			}
+			if !slices.Equal(p.seen, want) {
+				t.Errorf("%v: %s.NormalizeScore got %v; want %v", names, p.name, p.seen, want)
+			}
+			if !slices.Equal(out.Normalized[pi], wantNorm) {
+				t.Errorf("%v: %s normalised = %v; want %v", names, p.name, out.Normalized[pi], wantNorm)
+			}
 		}
 	}
 }
