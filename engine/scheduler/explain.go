@@ -117,10 +117,9 @@ func (d *Decision) fill() {
 	}
 }
 
-// nodeRec is the compact form a node's fate takes in the ring: 16 bytes,
-// and for a node that passed, no pointer to store (so no GC write barrier
-// while the collector marks): the node by number (see nodeNames), and the
-// rejecting filter's status, nil for a node that passed.
+// nodeRec is a node's fate as the ring keeps it: the node by number (see
+// nodeNames), the position of the filter that rejected it (-1 if it
+// passed), and that filter's status (nil if it passed).
 type nodeRec struct {
 	status *framework.Status
 	node   int32
@@ -137,13 +136,21 @@ type nodeRec struct {
 // Most pods are bound at their first attempt, so a pod's latest attempt
 // is kept on its own (last) and only retried pods have earlier ones.
 type explainStore struct {
-	ring      []nodeRec
-	head      uint64 // the position the next node record takes
-	raw       []int32
-	norm      []uint8
-	scoreHead uint64
-	perPod    int
-	prof      *profileInfo // the scheduler's one profile, which every decision used
+	// The ring of nodeRecs, by position, is three parallel rings, so that
+	// recording a node that passed (most of them) writes 5 bytes and no
+	// pointer (no GC write barrier while the collector marks) where a
+	// nodeRec is 16: ringStatus is written, and read, only for a node a
+	// filter rejected (a node that passed leaves the slot's old status
+	// alone, unread).
+	ringNode   []int32
+	ringFilter []int8
+	ringStatus []*framework.Status
+	head       uint64 // the position the next node record takes
+	raw        []int32
+	norm       []uint8
+	scoreHead  uint64
+	perPod     int
+	prof       *profileInfo // the scheduler's one profile, which every decision used
 	// last is each pod's latest attempt, by namespace and then name: every
 	// pod has an entry until it is deleted, and keyed by its name alone a
 	// slot is 24 bytes instead of a podKey's 40.
@@ -265,18 +272,15 @@ func (x *explainStore) numberNodes(nodes []*framework.NodeInfo) {
 
 // passed records that a listed node passed every filter.
 func (x *explainStore) passed(ni *framework.NodeInfo) {
-	r, _ := x.next()
-	r.node, r.filter = x.listNums[ni.Index], -1
-	if r.status != nil { // a store only when needed: it is a pointer
-		r.status = nil
-	}
+	i := x.next()
+	x.ringNode[i], x.ringFilter[i] = x.listNums[ni.Index], -1
 }
 
 // rejected records that filter (its position among the filters) rejected
 // a listed node with st.
 func (x *explainStore) rejected(ni *framework.NodeInfo, filter int8, st *framework.Status) {
-	r, _ := x.next()
-	*r = nodeRec{node: x.listNums[ni.Index], filter: filter, status: st}
+	i := x.next()
+	x.ringNode[i], x.ringFilter[i], x.ringStatus[i] = x.listNums[ni.Index], filter, st
 }
 
 // decision is the record as a Decision of the pod key (without the views
@@ -310,20 +314,28 @@ func newExplainStore(prof *profileInfo, records, perPod int) *explainStore {
 	for size < records {
 		size <<= 1
 	}
-	return &explainStore{ring: make([]nodeRec, size), raw: make([]int32, size*4), norm: make([]uint8, size*4),
+	return &explainStore{ringNode: make([]int32, size), ringFilter: make([]int8, size), ringStatus: make([]*framework.Status, size),
+		raw: make([]int32, size*4), norm: make([]uint8, size*4),
 		perPod: perPod, prof: prof, last: map[string]map[string]*decisionRec{}, earlier: map[podKey][]decisionRec{},
 		nodeNames: []string{""}, nodeNums: map[string]int32{}}
 }
 
-// next hands out the node record at the head of the ring.
-func (x *explainStore) next() (*nodeRec, uint64) {
-	pos := x.head
-	r := &x.ring[pos&uint64(len(x.ring)-1)]
+// next takes the position at the head of the ring and returns its index.
+func (x *explainStore) next() int {
+	i := int(x.head & uint64(len(x.ringNode)-1))
 	x.head++
-	return r, pos
+	return i
 }
 
-func (x *explainStore) at(pos uint64) *nodeRec { return &x.ring[pos&uint64(len(x.ring)-1)] }
+// at reads the node record at a position.
+func (x *explainStore) at(pos uint64) nodeRec {
+	i := pos & uint64(len(x.ringNode)-1)
+	r := nodeRec{node: x.ringNode[i], filter: x.ringFilter[i]}
+	if r.filter >= 0 {
+		r.status = x.ringStatus[i]
+	}
+	return r
+}
 
 // putScores appends one plugin's raw and normalised scores (norm is empty
 // for a plugin that does not normalise: its raw scores are normalised).
@@ -354,7 +366,7 @@ func (x *explainStore) putScores(raw, norm []int64) {
 }
 
 func (x *explainStore) kept(d *Decision) bool {
-	return d.n <= len(x.ring) && x.head-d.pos <= uint64(len(x.ring)) &&
+	return d.n <= len(x.ringNode) && x.head-d.pos <= uint64(len(x.ringNode)) &&
 		d.nScores <= len(x.raw) && x.scoreHead-d.scorePos <= uint64(len(x.raw))
 }
 
