@@ -36,7 +36,8 @@ type ScoreEntry struct {
 	Index  int // the plugin's index in the profile
 	Weight int64
 	ext    ScoreExtensions
-	nodes  NodesScorer // the plugin, if it scores all nodes in one call
+	nodes  NodesScorer     // the plugin, if it scores all nodes in one call
+	norm   NodesNormalizer // ext, if it normalises a plain slice
 }
 
 type eventEntry struct {
@@ -103,7 +104,9 @@ func New(profile []PluginConfig) *Framework {
 				f.preScore = append(f.preScore, preScoreEntry{ps, i})
 			}
 			ns, _ := sp.(NodesScorer)
-			f.score = append(f.score, ScoreEntry{Plugin: sp, Index: i, Weight: pc.Weight, ext: sp.ScoreExtensions(), nodes: ns})
+			ext := sp.ScoreExtensions()
+			nn, _ := ext.(NodesNormalizer)
+			f.score = append(f.score, ScoreEntry{Plugin: sp, Index: i, Weight: pc.Weight, ext: ext, nodes: ns, norm: nn})
 		}
 		if ee, ok := p.(EnqueueExtensions); ok {
 			for _, reg := range ee.EventsToRegister() {
@@ -331,7 +334,7 @@ type Scores struct {
 // Only NormalizeScore reads a NodeScoreList (a name with every score), so
 // only the plugins that normalise use one, and they share it: a string
 // stored per node per plugin costs a GC write barrier each while the
-// collector marks.
+// collector marks. A plugin that is a NodesNormalizer needs none.
 func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*NodeInfo, out *Scores) *Status {
 	n := len(nodes)
 	for len(out.Raw) < len(f.score) {
@@ -358,6 +361,23 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		// locals: read through e, they would be loaded again after every
 		// store, which may write memory e points into.
 		ext, w := e.ext, e.Weight
+		if nn := e.norm; nn != nil {
+			// A NodesNormalizer normalises a copy of the raw scores in
+			// place: no NodeScoreList, no names.
+			norm := resize(out.Normalized[pi], n)
+			out.Normalized[pi] = norm
+			copy(norm, raw)
+			if st := nn.NormalizeNodeScores(state, pod, nodes, norm); !st.IsSuccess() {
+				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
+			}
+			for i, s := range norm {
+				if s > MaxNodeScore || s < MinNodeScore {
+					return invalidScore(e.Plugin, s)
+				}
+				totals[i] += s * w
+			}
+			continue
+		}
 		if ext == nil {
 			// Without NormalizeScore a raw score is final: it is added
 			// to the totals, and checked (the totals are dropped with the

@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -58,6 +59,11 @@ func TestDefaultNormalizeScore(t *testing.T) {
 				t.Errorf("DefaultNormalizeScore(%v, reverse=%v) = %v; want %v", tt.in, tt.reverse, l, tt.want)
 				break
 			}
+		}
+		got := append([]int64(nil), tt.in...)
+		framework.DefaultNormalizeNodeScores(framework.MaxNodeScore, tt.reverse, got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("DefaultNormalizeNodeScores(%v, reverse=%v) = %v; want %v", tt.in, tt.reverse, got, tt.want)
 		}
 	}
 }

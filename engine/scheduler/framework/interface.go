@@ -126,6 +126,19 @@ type ScoreExtensions interface {
 	NormalizeScore(state *CycleState, pod *PodInfo, scores NodeScoreList) *Status
 }
 
+// NodesNormalizer is ScoreExtensions that can also normalise a pass's
+// scores as a plain slice (kubeloop's, like NodesScorer): NormalizeNodeScores
+// changes scores[i], nodes[i]'s raw score, exactly as NormalizeScore changes
+// the score of the list entry named nodes[i].Name(). The framework calls it
+// instead of NormalizeScore when a plugin has it: a NodeScoreList needs
+// every feasible node's name written beside its score (a string each,
+// read from 500 NodeInfos), which most normalisations never look at.
+// NormalizeScore stays the definition, on kube's NodeScoreList.
+type NodesNormalizer interface {
+	ScoreExtensions
+	NormalizeNodeScores(state *CycleState, pod *PodInfo, nodes []*NodeInfo, scores []int64) *Status
+}
+
 // EnqueueExtensions lists the cluster events after which a pod this plugin
 // rejected is worth retrying.
 type EnqueueExtensions interface {
@@ -156,6 +169,31 @@ func DefaultNormalizeScore(maxPriority int64, reverse bool, scores NodeScoreList
 			s = maxPriority - s
 		}
 		scores[i].Score = s
+	}
+	return nil
+}
+
+// DefaultNormalizeNodeScores is DefaultNormalizeScore on a plain slice of
+// scores (for a NodesNormalizer).
+func DefaultNormalizeNodeScores(maxPriority int64, reverse bool, scores []int64) *Status {
+	var maxCount int64
+	for _, s := range scores {
+		maxCount = max(maxCount, s)
+	}
+	if maxCount == 0 {
+		if reverse {
+			for i := range scores {
+				scores[i] = maxPriority
+			}
+		}
+		return nil
+	}
+	for i, s := range scores {
+		s = maxPriority * s / maxCount
+		if reverse {
+			s = maxPriority - s
+		}
+		scores[i] = s
 	}
 	return nil
 }

@@ -199,3 +199,71 @@ func TestRunScorePluginsNormalizers(t *testing.T) {
 		}
 	}
 }
+
+// sliceNormScorer is a fixedScorer (reversed) that is also a
+// NodesNormalizer, and counts the calls to each normalisation.
+type sliceNormScorer struct {
+	fixedScorer
+	listCalls, sliceCalls int
+	bad                   bool // NormalizeNodeScores leaves an out-of-range score
+}
+
+func (p *sliceNormScorer) ScoreExtensions() framework.ScoreExtensions { return p }
+func (p *sliceNormScorer) NormalizeScore(_ *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
+	p.listCalls++
+	return framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
+}
+func (p *sliceNormScorer) NormalizeNodeScores(_ *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	p.sliceCalls++
+	if len(nodes) != len(scores) {
+		return framework.NewStatus(framework.Error, "nodes and scores differ in length")
+	}
+	framework.DefaultNormalizeNodeScores(framework.MaxNodeScore, true, scores)
+	if p.bad {
+		scores[0] = framework.MaxNodeScore + 1
+	}
+	return nil
+}
+
+// TestRunScorePluginsNodesNormalizer: a plugin that is a NodesNormalizer
+// is normalised through it, not through NormalizeScore, to the same
+// normalised scores and totals as the same plugin normalised through the
+// list, with its raw scores kept; a score out of range is still an error.
+func TestRunScorePluginsNodesNormalizer(t *testing.T) {
+	scores := map[string]int64{"n1": 3, "n2": 0, "n3": 1}
+	a := &fixedScorer{name: "A", scores: scores, reverse: true}
+	b := &sliceNormScorer{fixedScorer: fixedScorer{name: "B", scores: scores, reverse: true}}
+	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 1}})
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	var out framework.Scores
+	if st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out); !st.IsSuccess() {
+		t.Fatalf("RunScorePlugins: %v", st)
+	}
+	if b.listCalls != 0 || b.sliceCalls != 1 {
+		t.Errorf("NormalizeScore called %d times, NormalizeNodeScores %d; want 0 and 1", b.listCalls, b.sliceCalls)
+	}
+	wantNorm, wantTotals := []int64{0, 100, 67}, []int64{0, 200, 134}
+	for _, c := range []struct {
+		what      string
+		got, want []int64
+	}{
+		{"A normalised", out.Normalized[0], wantNorm},
+		{"B normalised", out.Normalized[1], wantNorm},
+		{"B raw", out.Raw[1], []int64{3, 0, 1}},
+		{"totals", out.Totals, wantTotals},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s = %v; want %v", c.what, c.got, c.want)
+		}
+	}
+	b.bad = true
+	st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out)
+	want := `plugin "B" returns an invalid score 101, it should in the range of [0, 100] after normalizing`
+	if st.Code() != framework.Error || st.Message() != want {
+		t.Errorf("out of range: RunScorePlugins = %v; want Error: %s", st, want)
+	}
+}

@@ -78,6 +78,7 @@ var (
 	_ framework.ScorePlugin       = (*PodTopologySpread)(nil)
 	_ framework.NodesScorer       = (*PodTopologySpread)(nil)
 	_ framework.ScoreExtensions   = (*PodTopologySpread)(nil)
+	_ framework.NodesNormalizer   = (*PodTopologySpread)(nil)
 	_ framework.EnqueueExtensions = (*PodTopologySpread)(nil)
 )
 
@@ -834,6 +835,22 @@ func (*PodTopologySpread) NormalizeScore(state *framework.CycleState, _ *framewo
 	return nil
 }
 
+// NormalizeNodeScores implements framework.NodesNormalizer: NormalizeScore
+// on a plain slice, the ignored nodes found by name only when there are
+// any.
+func (*PodTopologySpread) NormalizeNodeScores(state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	s, _ := state.Read(preScoreStateKey).(*preScoreState)
+	if s == nil {
+		return nil
+	}
+	var ignored func(i int) bool
+	if len(s.ignored) > 0 {
+		ignored = func(i int) bool { return isIgnored(s.ignored, nodes[i].Name()) }
+	}
+	normalize(scores, ignored)
+	return nil
+}
+
 // isIgnored reports whether node is among the ignored nodes (those lacking
 // a key of the pod's own constraints, which score 0). Most pods ignore no
 // node, and then the passes over the feasible nodes skip the lookup.
@@ -846,19 +863,36 @@ func isIgnored(ignored map[string]struct{}, node string) bool {
 }
 
 // Normalize is the plugin's normalisation, exported for tests.
+func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
+	raw := make([]int64, len(scores))
+	for i := range scores {
+		raw[i] = scores[i].Score
+	}
+	var skip func(i int) bool
+	if len(ignored) > 0 {
+		skip = func(i int) bool { return isIgnored(ignored, scores[i].Name) }
+	}
+	normalize(raw, skip)
+	for i := range scores {
+		scores[i].Score = raw[i]
+	}
+}
+
+// normalize normalises scores in place; ignored (nil when no node is)
+// says which scores belong to ignored nodes.
 //
 // A node's raw score depends only on a few counts (its own matching pods
 // and its zone's), so the raw scores of hundreds of nodes take a handful
 // of values: when they span fewer values than there are nodes, each value
 // is normalised once, into a table, instead of once per node (a division
 // each).
-func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
+func normalize(scores []int64, ignored func(i int) bool) {
 	var lo, hi int64 = math.MaxInt64, 0
-	for _, sc := range scores {
-		if isIgnored(ignored, sc.Name) {
+	for i, s := range scores {
+		if ignored != nil && ignored(i) {
 			continue
 		}
-		lo, hi = min(lo, sc.Score), max(hi, sc.Score)
+		lo, hi = min(lo, s), max(hi, s)
 	}
 	normalize := func(s int64) int64 { return framework.MaxNodeScore * (hi + lo - s) / hi }
 	var table [64]int64
@@ -868,16 +902,16 @@ func Normalize(scores framework.NodeScoreList, ignored map[string]struct{}) {
 			table[v-lo] = normalize(v)
 		}
 	}
-	for i := range scores {
+	for i, s := range scores {
 		switch {
-		case isIgnored(ignored, scores[i].Name):
-			scores[i].Score = 0
+		case ignored != nil && ignored(i):
+			scores[i] = 0
 		case hi == 0:
-			scores[i].Score = framework.MaxNodeScore
+			scores[i] = framework.MaxNodeScore
 		case useTable:
-			scores[i].Score = table[scores[i].Score-lo]
+			scores[i] = table[s-lo]
 		default:
-			scores[i].Score = normalize(scores[i].Score)
+			scores[i] = normalize(s)
 		}
 	}
 }

@@ -147,6 +147,15 @@ func scoreAll(t *testing.T, c *st.Cluster, pod *corev1.Pod) (raw, norm []int64) 
 	for _, s := range scores {
 		norm = append(norm, s.Score)
 	}
+	// The framework normalises through NormalizeNodeScores: the same
+	// scores from a plain slice.
+	slice := append([]int64(nil), raw...)
+	if s := pl.NormalizeNodeScores(state, pi, c.Nodes, slice); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if !eq(slice, norm) {
+		t.Errorf("NormalizeNodeScores = %v; NormalizeScore gave %v", slice, norm)
+	}
 	return raw, norm
 }
 
@@ -183,6 +192,10 @@ func TestScore(t *testing.T) {
 		// hosts weigh log(7) = 1.946 and 4 zones log(6) = 1.792:
 		// n1 1.946+2 + 2×1.792+4 = 11.53 → 12; n2 3.946 + 5.792 = 9.74 → 10;
 		// n3 2 + 4 = 6; n4 12; n5 0 + 2 = 2. Normalised 100 × (12 + 2 − s) / 12.
+		// The pod's own constraint: zoneless n5 is ignored (raw and
+		// normalised 0) and takes no part in the weight or the range.
+		{"ScheduleAnyway by zone with a node without a zone", twoA, web("w", "").Spread(1, zone, corev1.ScheduleAnyway, "app", "web").Obj(), nil,
+			[]int64{3, 2, 0, 3, 0}, []int64{0, 33, 100, 0, 0}, true},
 		{"system defaults with a node without a zone", twoA, web("w", "").Obj(), labels.SelectorFromSet(labels.Set{"app": "web"}),
 			[]int64{12, 10, 6, 12, 2}, []int64{16, 33, 66, 16, 100}, true},
 	} {

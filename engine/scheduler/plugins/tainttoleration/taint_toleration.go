@@ -23,6 +23,7 @@ var (
 	_ framework.ScorePlugin       = (*TaintToleration)(nil)
 	_ framework.NodesScorer       = (*TaintToleration)(nil)
 	_ framework.ScoreExtensions   = (*TaintToleration)(nil)
+	_ framework.NodesNormalizer   = (*TaintToleration)(nil)
 	_ framework.EnqueueExtensions = (*TaintToleration)(nil)
 )
 
@@ -151,6 +152,12 @@ func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return 
 // (all 100 when no node has any).
 func (*TaintToleration) NormalizeScore(_ *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
 	return framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
+}
+
+// NormalizeNodeScores implements framework.NodesNormalizer: NormalizeScore
+// on a plain slice.
+func (*TaintToleration) NormalizeNodeScores(_ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores []int64) *framework.Status {
+	return framework.DefaultNormalizeNodeScores(framework.MaxNodeScore, true, scores)
 }
 
 // EventsToRegister implements framework.EnqueueExtensions: a node added or
