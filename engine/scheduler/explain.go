@@ -96,6 +96,7 @@ type Decision struct {
 	Nodes []NodeRecord
 
 	prof                  *profileInfo
+	nodeNum               int32 // Node's number (see explainStore.nodeNames) if known, else 0
 	skipFilter, skipScore framework.PluginSet
 	pos                   uint64 // first node record in the ring
 	n                     int    // number of node records
@@ -216,7 +217,11 @@ type decisionRec struct {
 type failure struct{ message, preemption string }
 
 func (x *explainStore) compact(d *Decision) decisionRec {
-	r := decisionRec{time: d.Time, score: d.Score, node: x.nodeNumber(d.Node), pos: d.pos, scorePos: d.scorePos,
+	node := d.nodeNum
+	if node == 0 {
+		node = x.nodeNumber(d.Node)
+	}
+	r := decisionRec{time: d.Time, score: d.Score, node: node, pos: d.pos, scorePos: d.scorePos,
 		skipFilter: d.skipFilter, skipScore: d.skipScore,
 		attempt: int32(d.Attempt), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
 		toFind: int32(d.ToFind), start: int32(d.Start), evaluated: int32(d.Evaluated), feasible: int32(d.Feasible),
@@ -269,6 +274,10 @@ func (x *explainStore) numberNodes(nodes []*framework.NodeInfo) {
 		x.listNums = append(x.listNums, x.nodeNumber(ni.Name()))
 	}
 }
+
+// listedNumber is the number of a node of the cache's node list (one the
+// attempt evaluated): read by position, not looked up by name.
+func (x *explainStore) listedNumber(ni *framework.NodeInfo) int32 { return x.listNums[ni.Index] }
 
 // passed records that a listed node passed every filter.
 func (x *explainStore) passed(ni *framework.NodeInfo) {

@@ -154,7 +154,7 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	}
 	if len(feasible) == 1 {
 		a.node = feasible[0].Name()
-		d.Node = a.node
+		d.Node, d.nodeNum = a.node, s.explain.listedNumber(feasible[0])
 		return a
 	}
 	if st := s.fw.RunPreScorePlugins(state, pi, feasible); !st.IsSuccess() {
@@ -169,7 +169,7 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	s.recordScores(d)
 	best, ties := s.selectHost(feasible, sc.scores.Totals)
 	a.node = feasible[best].Name()
-	d.Node, d.Score, d.Ties = a.node, sc.scores.Totals[best], ties
+	d.Node, d.nodeNum, d.Score, d.Ties = a.node, s.explain.listedNumber(feasible[best]), sc.scores.Totals[best], ties
 	return a
 }
 
@@ -295,17 +295,25 @@ func (s *Scheduler) bind(qp *framework.QueuedPodInfo, a *attempt) {
 	if d.Nominated {
 		why = nominatedWhy
 	}
-	// The two messages are built in the scheduler's scratch buffer, each
-	// then copied once into its string: every bound pod writes them.
-	obj := "pod/" + pod.Name
+	// Every bound pod writes two trace messages that name the pod's object
+	// ("pod/<name>"). They are built one after the other in the
+	// scheduler's scratch buffer and copied into one string, which the
+	// object and both messages are slices of: one allocation where three
+	// strings would take three (a fourth, the object, is the middle of
+	// the second message). The trace keeps the two events side by side
+	// and drops them together, so the shared string outlives neither.
 	msg := appendStrings(s.scratch.msg[:0], "Scheduling pod ", pod.Namespace, "/", pod.Name, ": ")
 	msg = appendScopeSummary(msg, d)
-	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: qp.Cause, Message: string(msg), Why: why})
-	msg = appendStrings(msg[:0], "Bound ", obj, " to ", a.node, " (")
+	n1 := len(msg)
+	msg = appendStrings(msg, "Bound pod/", pod.Name, " to ", a.node, " (")
 	msg = append(d.appendRank(msg), ')')
-	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: seq, Message: string(msg),
-		Why: s.bindWhy(a.node)})
 	s.scratch.msg = msg
+	msgs := string(msg)
+	scheduling, bindMsg := msgs[:n1], msgs[n1:]
+	obj := bindMsg[len("Bound ") : len("Bound pod/")+len(pod.Name)]
+	seq := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: qp.Cause, Message: scheduling, Why: why})
+	bound := s.record(trace.Event{Namespace: pod.Namespace, Object: obj, Cause: seq, Message: bindMsg,
+		Why: s.bindWhy(d.nodeNum, a.node)})
 	actor := apiserver.Actor{Component: Component, Cause: bound}
 	upd, err := s.env.API.Bind(actor, pod.Namespace, pod.Name, a.node)
 	if err != nil {
@@ -327,18 +335,25 @@ func (s *Scheduler) setRev(seq uint64, obj kinds.Object) {
 	}
 }
 
-// bindWhy is the Why of a bind to node. It names the node, so it is made
-// once per node and shared by the binds to it.
-func (s *Scheduler) bindWhy(node string) string {
-	if why, ok := s.bindWhys[node]; ok {
-		return why
+// bindWhy is the Why of a bind to node, whose number (see
+// explainStore.nodeNames) is num, or 0 if not known. It names the node, so
+// it is made once per node and shared by the binds to it, kept by number:
+// a slice read, where a map by name would hash the name on every bind.
+// Numbers are never reused, so a node deleted and added again keeps its
+// sentence, which is the same.
+func (s *Scheduler) bindWhy(num int32, node string) string {
+	if num == 0 {
+		num = s.explain.nodeNumber(node)
 	}
-	if s.bindWhys == nil || len(s.bindWhys) > 2*len(s.cache.nodes)+64 { // forget deleted nodes
-		s.bindWhys = map[string]string{}
+	if int(num) >= len(s.bindWhys) {
+		s.bindWhys = append(s.bindWhys, make([]string, int(num)+1-len(s.bindWhys))...)
 	}
-	why := "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + node +
-		" watches for pods bound to it and starts them."
-	s.bindWhys[node] = why
+	why := s.bindWhys[num]
+	if why == "" {
+		why = "Binding only records the decision (spec.nodeName) in the API server; the kubelet on " + node +
+			" watches for pods bound to it and starts them."
+		s.bindWhys[num] = why
+	}
 	return why
 }
 

@@ -55,8 +55,8 @@ type Scheduler struct {
 	nextStartNodeIndex int
 
 	scratch cycleScratch
-	// bindWhys are the Whys of binds, by node (see bindWhy).
-	bindWhys map[string]string
+	// bindWhys are the Whys of binds, by node number (see bindWhy).
+	bindWhys []string
 }
 
 var _ component.Reactor = (*Scheduler)(nil)
