@@ -1,8 +1,12 @@
 package framework_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/scheduler/internal/st"
@@ -118,4 +122,43 @@ func TestCodeString(t *testing.T) {
 	if !nilStatus.IsSuccess() || nilStatus.Code() != framework.Success {
 		t.Error("a nil Status is not Success")
 	}
+}
+
+// TestPodInfoUpdate follows a PodInfo through versions of a pod: a status
+// write (a shallow copy, sharing the containers) keeps the requests, and
+// any version whose containers or overhead differ has them summed again.
+func TestPodInfoUpdate(t *testing.T) {
+	pod := st.MakePod().Name("p").Req("100m", "200Mi").Obj()
+	pi := framework.NewPodInfo(pod)
+	check := func(what string, p *corev1.Pod) {
+		t.Helper()
+		pi.Update(p)
+		want := framework.NewPodInfo(p)
+		if pi.Pod != p || !reflect.DeepEqual(pi.Requests, want.Requests) || pi.NonZeroMilliCPU != want.NonZeroMilliCPU ||
+			pi.NonZeroMemory != want.NonZeroMemory || pi.Priority() != want.Priority() {
+			t.Errorf("%s: PodInfo %+v; want %+v", what, *pi, *want)
+		}
+	}
+	status := *pod // what the API server stores for a status write: the spec shared
+	status.Status.Phase = corev1.PodRunning
+	check("status write", &status)
+	resized := status.DeepCopy()
+	resized.Spec.Containers[0].Resources.Requests = st.MakePod().Req("300m", "1Gi").Obj().Spec.Containers[0].Resources.Requests
+	check("resized", resized)
+	prio := int32(7)
+	withPrio := *resized
+	withPrio.Spec.Priority = &prio
+	check("priority", &withPrio)
+	overhead := withPrio
+	overhead.Spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m")}
+	check("overhead", &overhead)
+	sidecar := overhead.DeepCopy()
+	sidecar.Spec.Overhead = nil
+	always := corev1.ContainerRestartPolicyAlways
+	sidecar.Spec.InitContainers = []corev1.Container{{Name: "s", RestartPolicy: &always,
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}}
+	check("sidecar", sidecar)
+	noInit := *sidecar
+	noInit.Spec.InitContainers = nil
+	check("sidecar gone", &noInit)
 }

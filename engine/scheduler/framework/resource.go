@@ -160,6 +160,22 @@ func PodRequests(pod *corev1.Pod, withDefaults bool) Resource {
 	return sum
 }
 
+// sameRequestSources reports whether two versions of a pod share every
+// field PodRequests reads (keep the two in step): the same containers and
+// init containers (the same backing arrays, not equal copies: objects from
+// the store are never changed in place) and no overhead. PodRequests
+// would then give b what it gave a.
+func sameRequestSources(a, b *corev1.Pod) bool {
+	return sameArray(a.Spec.Containers, b.Spec.Containers) && sameArray(a.Spec.InitContainers, b.Spec.InitContainers) &&
+		a.Spec.Overhead == nil && b.Spec.Overhead == nil
+}
+
+// sameArray reports whether x and y are the same elements of the same
+// backing array.
+func sameArray[T any](x, y []T) bool {
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+}
+
 func containerRequests(rl corev1.ResourceList, withDefaults bool) Resource {
 	var r Resource
 	r.addList(rl)

@@ -41,15 +41,25 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 
 // Update points the PodInfo at a new version of the pod, recomputing what
 // depends on its spec.
+//
+// Most new versions of a pod are status writes, and a status write keeps
+// the stored spec: the new object shares the old one's containers (the
+// same backing array), which objects from the store never change in
+// place. The requests are then those already computed, and are kept
+// rather than summed again (see sameRequestSources).
 func (pi *PodInfo) Update(pod *corev1.Pod) {
+	old := pi.Pod
 	pi.Pod = pod
-	pi.Requests = PodRequests(pod, false)
-	nz := PodRequests(pod, true)
-	pi.NonZeroMilliCPU, pi.NonZeroMemory = nz.MilliCPU, nz.Memory
 	pi.priority = 0
 	if p := pod.Spec.Priority; p != nil {
 		pi.priority = *p
 	}
+	if old != nil && sameRequestSources(old, pod) {
+		return
+	}
+	pi.Requests = PodRequests(pod, false)
+	nz := PodRequests(pod, true)
+	pi.NonZeroMilliCPU, pi.NonZeroMemory = nz.MilliCPU, nz.Memory
 }
 
 // Key is the pod's namespace/name.
