@@ -279,17 +279,43 @@ func (x *explainStore) numberNodes(nodes []*framework.NodeInfo) {
 // attempt evaluated): read by position, not looked up by name.
 func (x *explainStore) listedNumber(ni *framework.NodeInfo) int32 { return x.listNums[ni.Index] }
 
+// nodeLog writes node records into the ring for one filter scan, from
+// copies of the ring's slices and head: the scan calls the filter plugins
+// between two records, and a record written through the store would load
+// the store, then its head and slices, again after every node (the calls
+// may have written them, as far as the compiler knows). endLog hands the
+// head back.
+type nodeLog struct {
+	node   []int32
+	filter []int8
+	status []*framework.Status
+	nums   []int32 // listNums
+	head   uint64
+	mask   uint64
+}
+
+// startLog starts writing node records at the head of the ring.
+func (x *explainStore) startLog() nodeLog {
+	return nodeLog{node: x.ringNode, filter: x.ringFilter, status: x.ringStatus, nums: x.listNums,
+		head: x.head, mask: uint64(len(x.ringNode) - 1)}
+}
+
+// endLog moves the head of the ring past the records l wrote.
+func (x *explainStore) endLog(l *nodeLog) { x.head = l.head }
+
 // passed records that a listed node passed every filter.
-func (x *explainStore) passed(ni *framework.NodeInfo) {
-	i := x.next()
-	x.ringNode[i], x.ringFilter[i] = x.listNums[ni.Index], -1
+func (l *nodeLog) passed(ni *framework.NodeInfo) {
+	i := l.head & l.mask
+	l.node[i], l.filter[i] = l.nums[ni.Index], -1
+	l.head++
 }
 
 // rejected records that filter (its position among the filters) rejected
 // a listed node with st.
-func (x *explainStore) rejected(ni *framework.NodeInfo, filter int8, st *framework.Status) {
-	i := x.next()
-	x.ringNode[i], x.ringFilter[i], x.ringStatus[i] = x.listNums[ni.Index], filter, st
+func (l *nodeLog) rejected(ni *framework.NodeInfo, filter int8, st *framework.Status) {
+	i := l.head & l.mask
+	l.node[i], l.filter[i], l.status[i] = l.nums[ni.Index], filter, st
+	l.head++
 }
 
 // decision is the record as a Decision of the pod key (without the views
@@ -327,13 +353,6 @@ func newExplainStore(prof *profileInfo, records, perPod int) *explainStore {
 		raw: make([]int32, size*4), norm: make([]uint8, size*4),
 		perPod: perPod, prof: prof, last: map[string]map[string]*decisionRec{}, earlier: map[podKey][]decisionRec{},
 		nodeNames: []string{""}, nodeNums: map[string]int32{}}
-}
-
-// next takes the position at the head of the ring and returns its index.
-func (x *explainStore) next() int {
-	i := int(x.head & uint64(len(x.ringNode)-1))
-	x.head++
-	return i
 }
 
 // at reads the node record at a position.

@@ -187,6 +187,7 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 	// Without nominated pods anywhere (the common case) no node needs
 	// runFilters' extra pass: the scan calls the framework directly.
 	nominated := len(s.nominated.byNode) > 0
+	log := s.explain.startLog()
 	for i := 0; i < n && len(feasible) < toFind; i, j = i+1, j+1 {
 		if j == n {
 			j = 0
@@ -200,16 +201,17 @@ func (s *Scheduler) findNodesThatPassFilters(state *framework.CycleState, pi *fr
 			st, idx = s.fw.RunFilterPlugins(state, pi, ni)
 		}
 		if st == nil {
-			s.explain.passed(ni)
+			log.passed(ni)
 			feasible = append(feasible, ni)
 			continue
 		}
-		s.explain.rejected(ni, filterPos[idx], st)
+		log.rejected(ni, filterPos[idx], st)
 		diag.NodeToStatus.Set(ni, st)
 		if st.IsRejected() {
 			diag.UnschedulablePlugins = diag.UnschedulablePlugins.With(idx)
 		}
 	}
+	s.explain.endLog(&log)
 	sc.feasible = feasible
 	return feasible
 }
