@@ -182,6 +182,12 @@ func (s *Scheduler) observePod(ev store.Event) {
 		if !maps.Equal(old.Labels, cur.Labels) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodLabel}, old, cur, ev.Cause)
 		}
+		// Not in the queue: the version that first showed the pod bound
+		// took it out (below), and a bound pod never comes back (its
+		// nodeName cannot be unset, and only unbound pods are queued).
+		// Most writes to a pod are status writes to a bound pod, which
+		// then cost no lookup in the queue.
+		return
 	case wasAssigned && !isAssigned:
 		if s.cache.RemovePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, old, nil, ev.Cause)
