@@ -11,7 +11,9 @@
 // FailedScheduling event); score plugins return 0..MaxNodeScore after
 // normalisation, and the framework weighs and sums them. A score plugin may
 // also be a NodesScorer (kubeloop's, not kube's): it then scores all the
-// feasible nodes in one call, with the per-node Score still its definition.
+// feasible nodes in one call, with the per-node Score still its definition;
+// likewise its ScoreExtensions may be a NodesNormalizer, which normalises a
+// plain slice of scores without kube's NodeScoreList of names.
 //
 // Framework runs a profile: an ordered list of plugins with score weights,
 // as kube-scheduler's multiPoint default profile. New plugins (the Placement
