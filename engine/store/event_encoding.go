@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,8 @@ import (
 // string of its own (67 bytes for a pod's Event) cost 80. The Event's name
 // and namespace are read back from it, and so is its object's name (the
 // name's part before its last dot, client-go's naming) and namespace
-// when they repeat them.
+// when they repeat them, and its creationTimestamp when it is the time the
+// name says (see nameTime).
 
 // The flags of an Event's header byte (bit 0 says whether it carried its
 // TypeMeta, as for every kind).
@@ -51,7 +53,8 @@ const (
 // encoding it.
 type elided struct {
 	namespace, name, involvedNS, involvedName, uid, involvedUID, reporting, instance string
-	first, last                                                                      metav1.Time
+	created, first, last                                                             metav1.Time
+	namedTime                                                                        bool // created was taken out (see nameTime)
 }
 
 // stripEvent empties the fields of ev that the rest of it repeats, appends
@@ -64,8 +67,20 @@ func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, el
 	if strings.IndexByte(ev.Namespace, '/') >= 0 {
 		extra = append(extra, 0) // no key
 	} else {
-		extra = binary.AppendUvarint(extra, uint64(len(ev.Namespace))+1)
-		extra = binary.AppendUvarint(extra, uint64(len(ev.Name)))
+		// One uvarint says how long the key is and whether the Event's
+		// creationTimestamp is the time its name says (see nameTime): 1 +
+		// the length of "namespace/name", shifted left once, and the flag
+		// in bit 0 (the header byte has no bit left). The namespace ends
+		// at the key's first "/" after the prefix, as it holds none
+		// (checked above). A pod's Event's "namespace/name" is under 63
+		// bytes, so this is one byte.
+		field := uint64(len(ev.Namespace)+1+len(ev.Name)+1) << 1
+		// Compared as values, zone included, as the times below.
+		if t, ok := nameTime(ev.Name); ok && ev.CreationTimestamp.Time == t {
+			field |= 1
+			was.namedTime = true
+		}
+		extra = binary.AppendUvarint(extra, field)
 		extra = append(append(append(append(append(extra, prefix...), '/'), ev.Namespace...), '/'), ev.Name...)
 		if ev.InvolvedObject.Namespace == ev.Namespace {
 			flags |= evNamespace
@@ -104,13 +119,50 @@ func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, el
 		was.reporting, was.instance = r, i
 		ev.ReportingController, ev.ReportingInstance = "", ""
 	}
+	if was.namedTime { // last: evFirst compared firstTimestamp with it
+		was.created, ev.CreationTimestamp = ev.CreationTimestamp, metav1.Time{}
+	}
 	return flags, extra, was
+}
+
+// nameTime is the time an Event's name says it was made, to the
+// millisecond: client-go's recorder names an Event after its object, a
+// dot and the time in hex nanoseconds, and kubeloop's API server counts
+// the Events of a millisecond in its nanoseconds (see the apiserver's
+// eventName) and stamps the Event's creationTimestamp with that
+// millisecond. So a recorded Event's creationTimestamp need not be kept:
+// 7 bytes of protobuf and times, most of them a delta's literals, that
+// its name says again. false if the name does not end in hex (a name
+// anyone else chose); the caller then compares the time it gives with
+// the Event's, and keeps the Event's unless they are equal.
+func nameTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '.')
+	hex := name[i+1:] // all of it if there is no dot
+	if len(hex) == 0 || len(hex) > 16 {
+		return time.Time{}, false
+	}
+	var u uint64
+	for j := 0; j < len(hex); j++ {
+		d := hexValue[hex[j]]
+		if d > 0xf {
+			return time.Time{}, false
+		}
+		u = u<<4 | uint64(d)
+	}
+	ns := int64(u)
+	if ns < 0 {
+		return time.Time{}, false // past 2262
+	}
+	return time.Unix(0, ns-ns%1e6).UTC(), true
 }
 
 // restore gives ev back what stripEvent took out of it.
 func (was *elided) restore(ev *corev1.Event, flags byte) {
 	if was.namespace != "" || was.name != "" {
 		ev.Namespace, ev.Name = was.namespace, was.name
+	}
+	if was.namedTime {
+		ev.CreationTimestamp = was.created
 	}
 	if flags&evNamespace != 0 {
 		ev.InvolvedObject.Namespace = was.involvedNS
@@ -137,20 +189,19 @@ func (was *elided) restore(ev *corev1.Event, flags byte) {
 
 // eventKey is the key kept at the start of an Event's extra bytes, and
 // the namespace and name in it; ok false if it kept none. prefix is the
-// kind's etcd prefix.
+// kind's etcd prefix. The extra bytes start with a uvarint, 0 for no
+// key, else 1 + the length of "namespace/name" shifted left once (bit 0
+// is a flag, see stripEvent), then the key, prefix/namespace/name.
 func eventKey(extra, prefix string) (key, namespace, name string, n int, ok bool) {
-	ns1, a := uvarint(extra)
-	if ns1 == 0 {
+	field, a := uvarint(extra)
+	if field == 0 {
 		return "", "", "", a, false
 	}
-	nameLen, b := uvarint(extra[a:])
-	nsLen := int(ns1 - 1)
-	start := a + b
-	end := start + len(prefix) + 2 + nsLen + int(nameLen)
-	key = extra[start:end]
-	namespace = key[len(prefix)+1 : len(prefix)+1+nsLen]
-	name = key[len(prefix)+2+nsLen:]
-	return key, namespace, name, end, true
+	end := a + len(prefix) + 1 + int(field>>1-1)
+	key = extra[a:end]
+	nsName := key[len(prefix)+1:]
+	i := strings.IndexByte(nsName, '/')
+	return key, nsName[:i], nsName[i+1:], end, true
 }
 
 // eventExtraLen is the length of the bytes stripEvent kept, at the start
@@ -174,9 +225,13 @@ var eventPrefix = kinds.Event.EtcdPrefix
 // times must already be whole (restoreTimes).
 func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 	_, ns, name, n, ok := eventKey(extra, eventPrefix)
+	namedTime := ok && extra[0]&1 != 0 // bit 0 of the key's uvarint
 	extra = extra[n:]
 	if ok {
 		ev.Namespace, ev.Name = ns, name
+		if namedTime {
+			ev.CreationTimestamp.Time, _ = nameTime(name) // before evFirst copies it
+		}
 		if flags&evNamespace != 0 {
 			ev.InvolvedObject.Namespace = ns
 		}

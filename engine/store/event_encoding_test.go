@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"testing"
+	"time"
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
@@ -280,5 +281,50 @@ func TestVersionsOfAnEvent(t *testing.T) {
 	prev, _ := s.Create(pod, 0)
 	if _, ok := s.VersionAt(prev); ok {
 		t.Error("a typed pod's create has a version")
+	}
+}
+
+// An Event whose creationTimestamp is the time its name says, to the
+// millisecond (as the recorder names Events), is kept without it and reads
+// it back from the name; any other keeps it: a name that is not hex, or
+// too long to be a time, a time a nanosecond off or in another zone.
+func TestEventCreationFromName(t *testing.T) {
+	named := at(4242) // 0x1816687fbd2ec880 ns
+	for _, c := range []struct {
+		name    string
+		created metav1.Time
+		elided  bool
+	}{
+		{"web-1.1816687fbd2ec887", named, true},
+		{"web-1.1816687fbd2ec880", named, true},
+		{"web-1.1816687fbd3e0ac0", named, false}, // a millisecond later
+		{"web-1.1816687fbd2ec87f", named, false}, // a nanosecond earlier
+		{"web-1.1816687fbd2ec887", metav1.NewTime(named.Add(1)), false},
+		{"web-1.1816687fbd2ec887", metav1.NewTime(named.Local()), false}, // the same time in another zone
+		{"web-1.1816687FBD2EC887", named, false},                         // capitals
+		{"web-1.01816687fbd2ec887", named, false},                        // 17 digits
+		{"web-1.8000000000000000", named, false},                         // past int64
+		{"web-1.", named, false},
+		{"web-1.x", named, false},
+		{"1816687fbd2ec887", named, true}, // no dot: the whole name
+		{"web-1.0", metav1.Time{}, false}, // no creationTimestamp
+		{"web-1.0", metav1.NewTime(time.Unix(0, 0).UTC()), true},
+	} {
+		s := New()
+		ev := recorded()
+		ev.Name, ev.CreationTimestamp = c.name, c.created
+		ev.FirstTimestamp, ev.LastTimestamp = c.created, c.created // evFirst and evLast read it
+		want := ev.DeepCopy()
+		b := s.encode(kinds.Event, ev, nil, false) // VerifyEncoding checks it reads back
+		sameJSON(t, "the caller's Event", ev, want)
+		got := b.decode(kinds.Event)
+		sameJSON(t, "the Event read back", got, want)
+		if !sameZones(got, want) {
+			t.Errorf("%s at %v: read back in another zone", c.name, c.created)
+		}
+		_, at := b.rv()
+		if elided := b.data[at]&1 != 0; elided != c.elided {
+			t.Errorf("%s at %v: creationTimestamp taken out %v; want %v", c.name, c.created, elided, c.elided)
+		}
 	}
 }
