@@ -17,6 +17,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine"
 	"github.com/kubeloop/kubeloop/engine/controller"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 )
@@ -94,7 +95,7 @@ func BenchmarkDeploymentsToReady(b *testing.B) {
 
 func deploymentsToReady(b *testing.B, nodes, deployments int, replicas int32) {
 	// Measure the engine, not its test-time cross-checks.
-	controller.VerifyTallies, store.VerifyEncoding = false, false
+	controller.VerifyTallies, store.VerifyEncoding, framework.VerifyNodesScorers = false, false, false
 	pods := float64(deployments) * float64(replicas)
 	for range b.N {
 		b.StopTimer()
@@ -189,7 +190,7 @@ func available(d *appsv1.Deployment, replicas int32) bool {
 func BenchmarkPodUpdateToKubelet(b *testing.B) {
 	for _, nodes := range []int{100, 1000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			controller.VerifyTallies, store.VerifyEncoding = false, false
+			controller.VerifyTallies, store.VerifyEncoding, framework.VerifyNodesScorers = false, false, false
 			e := engine.New(engine.Config{Nodes: benchNodes(nodes)})
 			pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},

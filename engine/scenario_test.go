@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/engine/apiserver"
 	"github.com/kubeloop/kubeloop/engine/controller"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 	"github.com/kubeloop/kubeloop/engine/trace"
@@ -253,7 +254,7 @@ func eventList(e *engine.Engine, grep string) string {
 // nodes: every kubelet renews its Lease every 10 s and the node lifecycle
 // controller checks all of them every 5 s.
 func BenchmarkNodeLifecycleIdleHour(b *testing.B) {
-	controller.VerifyTallies, store.VerifyEncoding = false, false // measure the engine, not the tests' checks
+	controller.VerifyTallies, store.VerifyEncoding, framework.VerifyNodesScorers = false, false, false // measure the engine, not the tests' checks
 	for i := 0; i < b.N; i++ {
 		e := engine.New(engine.Config{Nodes: engine.DefaultNodes(100)})
 		e.Advance(sim.Hour)

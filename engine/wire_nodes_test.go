@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine/controller"
 	"github.com/kubeloop/kubeloop/engine/kinds"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/sim"
 	"github.com/kubeloop/kubeloop/engine/store"
 )
@@ -59,7 +60,7 @@ func TestDefaultClusterRunsKubelets(t *testing.T) {
 // idle nodes in a full engine: lease renewals and status reports, each
 // delivered to every component.
 func BenchmarkIdleCluster100NodesHour(b *testing.B) {
-	controller.VerifyTallies, store.VerifyEncoding = false, false // measure the engine, not the tests' checks
+	controller.VerifyTallies, store.VerifyEncoding, framework.VerifyNodesScorers = false, false, false // measure the engine, not the tests' checks
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		e := New(Config{Nodes: DefaultNodes(100)})

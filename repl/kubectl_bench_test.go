@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/engine"
 	"github.com/kubeloop/kubeloop/engine/controller"
+	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/store"
 )
 
@@ -41,7 +42,9 @@ func newBigSession() *Session {
 // benchmarking turns off the test-time cross-checks (the ReplicaSet
 // tallies' recount, the store's encoding round trip): a benchmark measures
 // kubeloop, not its tests.
-func benchmarking() { controller.VerifyTallies, store.VerifyEncoding = false, false }
+func benchmarking() {
+	controller.VerifyTallies, store.VerifyEncoding, framework.VerifyNodesScorers = false, false, false
+}
 
 func benchCommand(b *testing.B, line string) {
 	benchmarking()

@@ -367,7 +367,11 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			norm := resize(out.Normalized[pi], n)
 			out.Normalized[pi] = norm
 			copy(norm, raw)
-			if st := nn.NormalizeNodeScores(state, pod, nodes, norm); !st.IsSuccess() {
+			st := nn.NormalizeNodeScores(state, pod, nodes, norm)
+			if VerifyNodesScorers {
+				verifyNormalizeNodeScores(e.Plugin, nn, state, pod, nodes, raw, norm, st)
+			}
+			if !st.IsSuccess() {
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
 			for i, s := range norm {
@@ -436,6 +440,9 @@ func scoreNodes(e *ScoreEntry, state *CycleState, pod *PodInfo, nodes []*NodeInf
 	var st *Status
 	if ns := e.nodes; ns != nil {
 		st = ns.ScoreNodes(state, pod, nodes, raw)
+		if VerifyNodesScorers {
+			verifyScoreNodes(plugin, state, pod, nodes, raw, st)
+		}
 	} else {
 		for i, node := range nodes {
 			if raw[i], st = plugin.Score(state, pod, node); st != nil && st.code != Success {
@@ -447,6 +454,57 @@ func scoreNodes(e *ScoreEntry, state *CycleState, pod *PodInfo, nodes []*NodeInf
 		return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", plugin.Name(), st.Message()))
 	}
 	return nil
+}
+
+// VerifyNodesScorers makes every scoring pass check what a NodesScorer's
+// ScoreNodes and a NodesNormalizer's NormalizeNodeScores gave against the
+// kube methods they stand in for (Score node by node, NormalizeScore on a
+// NodeScoreList), and panic where they differ: the two are kubeloop's
+// shortcuts, and must never say something the definitions would not.
+// Tests turn it on (the scheduler's, the engine's, the lessons' and the
+// REPL's), as store.VerifyEncoding; benchmarks leave it off.
+var VerifyNodesScorers = false
+
+// verifyScoreNodes checks what ScoreNodes gave (scores, and st) against
+// Score on each node.
+func verifyScoreNodes(p ScorePlugin, state *CycleState, pod *PodInfo, nodes []*NodeInfo, scores []int64, st *Status) {
+	for i, node := range nodes {
+		s, want := p.Score(state, pod, node)
+		if !want.IsSuccess() {
+			if st.IsSuccess() || st.Message() != want.Message() {
+				panic(fmt.Sprintf("framework: %s.ScoreNodes says %q where Score fails on node %s with %q", p.Name(), st.Message(), node.Name(), want.Message()))
+			}
+			return // ScoreNodes failed as Score first does
+		}
+		if st.IsSuccess() && s != scores[i] { // a failed ScoreNodes's scores mean nothing
+			panic(fmt.Sprintf("framework: %s.ScoreNodes scores node %s %d, Score %d", p.Name(), node.Name(), scores[i], s))
+		}
+	}
+	if !st.IsSuccess() {
+		panic(fmt.Sprintf("framework: %s.ScoreNodes fails with %q where Score succeeds on every node", p.Name(), st.Message()))
+	}
+}
+
+// verifyNormalizeNodeScores checks what NormalizeNodeScores made of raw
+// (norm, and st) against NormalizeScore on kube's NodeScoreList.
+func verifyNormalizeNodeScores(p ScorePlugin, ext ScoreExtensions, state *CycleState, pod *PodInfo, nodes []*NodeInfo, raw, norm []int64, st *Status) {
+	list := make(NodeScoreList, len(nodes))
+	for i, node := range nodes {
+		list[i] = NodeScore{Name: node.Name(), Score: raw[i]}
+	}
+	want := ext.NormalizeScore(state, pod, list)
+	if st.IsSuccess() != want.IsSuccess() || st.Message() != want.Message() {
+		panic(fmt.Sprintf("framework: %s.NormalizeNodeScores says %q (success %t) where NormalizeScore says %q (success %t)",
+			p.Name(), st.Message(), st.IsSuccess(), want.Message(), want.IsSuccess()))
+	}
+	if !want.IsSuccess() {
+		return
+	}
+	for i := range list {
+		if list[i].Score != norm[i] {
+			panic(fmt.Sprintf("framework: %s.NormalizeNodeScores gives node %s %d, NormalizeScore %d", p.Name(), list[i].Name, norm[i], list[i].Score))
+		}
+	}
 }
 
 func invalidScore(p ScorePlugin, s int64) *Status {

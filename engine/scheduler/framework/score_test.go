@@ -1,7 +1,9 @@
 package framework_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
@@ -265,5 +267,71 @@ func TestRunScorePluginsNodesNormalizer(t *testing.T) {
 	want := `plugin "B" returns an invalid score 101, it should in the range of [0, 100] after normalizing`
 	if st.Code() != framework.Error || st.Message() != want {
 		t.Errorf("out of range: RunScorePlugins = %v; want Error: %s", st, want)
+	}
+}
+
+// lyingScorer is a batchScorer whose ScoreNodes says something Score does
+// not: off is added to every score, or, with failAll, it fails.
+type lyingScorer struct {
+	batchScorer
+	off     int64
+	failAll bool
+}
+
+func (p *lyingScorer) ScoreNodes(state *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
+	if p.failAll {
+		return framework.NewStatus(framework.Error, "no scores today")
+	}
+	st := p.batchScorer.ScoreNodes(state, pi, nodes, scores)
+	for i := range scores {
+		scores[i] += p.off
+	}
+	return st
+}
+
+// TestVerifyNodesScorers: with VerifyNodesScorers on (as in every test of
+// the scheduler, the engine, the lessons and the REPL), a pass panics
+// where a NodesScorer or a NodesNormalizer disagrees with kube's per-node
+// methods, and not where they agree, failures included.
+func TestVerifyNodesScorers(t *testing.T) {
+	defer func(v bool) { framework.VerifyNodesScorers = v }(framework.VerifyNodesScorers)
+	framework.VerifyNodesScorers = true
+	scores := map[string]int64{"n1": 3, "n2": 0, "n3": 1}
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	for _, c := range []struct {
+		name   string
+		plugin framework.ScorePlugin
+		panics string // a part of the panic's message; "" for none
+	}{
+		{"agreeing scorer", &batchScorer{fixedScorer: fixedScorer{name: "A", scores: scores}}, ""},
+		{"agreeing failure", &batchScorer{fixedScorer: fixedScorer{name: "A", scores: scores}, fail: "n2"}, ""},
+		{"agreeing normalizer", &sliceNormScorer{fixedScorer: fixedScorer{name: "B", scores: scores, reverse: true}}, ""},
+		{"scores off by one", &lyingScorer{batchScorer: batchScorer{fixedScorer: fixedScorer{name: "L", scores: scores}}, off: 1},
+			"L.ScoreNodes scores node n1 4, Score 3"},
+		{"fails where Score succeeds", &lyingScorer{batchScorer: batchScorer{fixedScorer: fixedScorer{name: "L", scores: scores}}, failAll: true},
+			`L.ScoreNodes fails with "no scores today" where Score succeeds on every node`},
+		{"normalises otherwise", &sliceNormScorer{fixedScorer: fixedScorer{name: "B", scores: scores, reverse: true}, bad: true},
+			"B.NormalizeNodeScores gives node n1 101, NormalizeScore 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: c.plugin, Weight: 1}})
+			got := func() (msg string) {
+				defer func() {
+					if r := recover(); r != nil {
+						msg = fmt.Sprint(r)
+					}
+				}()
+				var out framework.Scores
+				fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out)
+				return ""
+			}()
+			if (got == "") != (c.panics == "") || !strings.Contains(got, c.panics) {
+				t.Errorf("panic %q; want one saying %q", got, c.panics)
+			}
+		})
 	}
 }
