@@ -13,7 +13,9 @@
 // also be a NodesScorer (kubeloop's, not kube's): it then scores all the
 // feasible nodes in one call, with the per-node Score still its definition;
 // likewise its ScoreExtensions may be a NodesNormalizer, which normalises a
-// plain slice of scores without kube's NodeScoreList of names.
+// plain slice of scores without kube's NodeScoreList of names. Tests run
+// with VerifyNodesScorers on, which checks every such shortcut against the
+// per-node definitions at every scoring pass.
 //
 // Framework runs a profile: an ordered list of plugins with score weights,
 // as kube-scheduler's multiPoint default profile. New plugins (the Placement
