@@ -357,9 +357,6 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		if st := scoreNodes(e, state, pod, nodes, raw); st != nil {
 			return st
 		}
-		// The loops below read the plugin's extensions and weight from
-		// locals: read through e, they would be loaded again after every
-		// store, which may write memory e points into.
 		ext, w := e.ext, e.Weight
 		if nn := e.norm; nn != nil {
 			// A NodesNormalizer normalises a copy of the raw scores in
@@ -374,29 +371,15 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 			if !st.IsSuccess() {
 				return NewStatus(Error, fmt.Sprintf("plugin %q failed with: %v", e.Plugin.Name(), st.Message()))
 			}
-			for i, s := range norm {
-				if s > MaxNodeScore || s < MinNodeScore {
-					return invalidScore(e.Plugin, s)
-				}
-				totals[i] += s * w
+			if st := addWeighted(e.Plugin, norm, w, totals); st != nil {
+				return st
 			}
 			continue
 		}
 		if ext == nil {
-			// Without NormalizeScore a raw score is final: it is added
-			// to the totals, and checked (the totals are dropped with the
-			// error).
-			inRange := true
-			for i, s := range raw {
-				inRange = inRange && s <= MaxNodeScore && s >= MinNodeScore
-				totals[i] += s * w
-			}
-			if !inRange {
-				for _, s := range raw {
-					if s > MaxNodeScore || s < MinNodeScore {
-						return invalidScore(e.Plugin, s)
-					}
-				}
+			// Without NormalizeScore a raw score is final.
+			if st := addWeighted(e.Plugin, raw, w, totals); st != nil {
+				return st
 			}
 			continue
 		}
@@ -421,12 +404,32 @@ func (f *Framework) RunScorePlugins(state *CycleState, pod *PodInfo, nodes []*No
 		norm := resize(out.Normalized[pi], n)
 		out.Normalized[pi] = norm
 		for i := range list {
-			s := list[i].Score
-			if s > MaxNodeScore || s < MinNodeScore {
-				return invalidScore(e.Plugin, s)
-			}
-			norm[i] = s
-			totals[i] += s * w
+			norm[i] = list[i].Score
+		}
+		if st := addWeighted(e.Plugin, norm, w, totals); st != nil {
+			return st
+		}
+	}
+	return nil
+}
+
+// addWeighted adds a plugin's final (normalised) scores, times its weight,
+// to the totals, and then checks that each is within
+// MinNodeScore..MaxNodeScore: the first that is not is kube's error (the
+// caller drops the totals with it). Checking after the loop keeps the
+// loop to one add and one comparison a node.
+func addWeighted(p ScorePlugin, scores []int64, w int64, totals []int64) *Status {
+	inRange := true
+	for i, s := range scores {
+		inRange = inRange && s <= MaxNodeScore && s >= MinNodeScore
+		totals[i] += s * w
+	}
+	if inRange {
+		return nil
+	}
+	for _, s := range scores {
+		if s > MaxNodeScore || s < MinNodeScore {
+			return invalidScore(p, s)
 		}
 	}
 	return nil

@@ -894,12 +894,12 @@ func normalize(scores []int64, ignored func(i int) bool) {
 		}
 		lo, hi = min(lo, s), max(hi, s)
 	}
-	normalize := func(s int64) int64 { return framework.MaxNodeScore * (hi + lo - s) / hi }
+	scaled := func(s int64) int64 { return framework.MaxNodeScore * (hi + lo - s) / hi }
 	var table [64]int64
 	useTable := hi != 0 && hi-lo < int64(min(len(table), len(scores)))
 	if useTable {
 		for v := lo; v <= hi; v++ {
-			table[v-lo] = normalize(v)
+			table[v-lo] = scaled(v)
 		}
 	}
 	for i, s := range scores {
@@ -911,7 +911,7 @@ func normalize(scores []int64, ignored func(i int) bool) {
 		case useTable:
 			scores[i] = table[s-lo]
 		default:
-			scores[i] = normalize(s)
+			scores[i] = scaled(s)
 		}
 	}
 }
