@@ -51,8 +51,9 @@ type queued struct {
 // empty" shortcut is not modelled, so retries keep the classic 1, 2, 4, 8,
 // 10 s rhythm.
 type schedulingQueue struct {
-	fw   *framework.Framework
-	loop *sim.Loop
+	fw      *framework.Framework
+	loop    *sim.Loop
+	demands *framework.Demands // shared with the cache
 
 	initialBackoff, maxBackoff, maxUnschedulable sim.Tick
 
@@ -67,8 +68,8 @@ type schedulingQueue struct {
 	flushTimer   *sim.Timer
 }
 
-func newSchedulingQueue(fw *framework.Framework, loop *sim.Loop, initial, maxBackoff, maxUnsched sim.Tick) *schedulingQueue {
-	q := &schedulingQueue{fw: fw, loop: loop, initialBackoff: initial, maxBackoff: maxBackoff, maxUnschedulable: maxUnsched,
+func newSchedulingQueue(fw *framework.Framework, loop *sim.Loop, demands *framework.Demands, initial, maxBackoff, maxUnsched sim.Tick) *schedulingQueue {
+	q := &schedulingQueue{fw: fw, loop: loop, demands: demands, initialBackoff: initial, maxBackoff: maxBackoff, maxUnschedulable: maxUnsched,
 		pods: map[types.UID]*queued{}, unschedulable: map[types.UID]*queued{}}
 	q.active.less = func(a, b *queued) bool { return fw.Less(a.QueuedPodInfo, b.QueuedPodInfo) }
 	q.backoff.less = func(a, b *queued) bool {
@@ -103,7 +104,7 @@ func (q *schedulingQueue) Add(pod *corev1.Pod, cause uint64) {
 		qpi framework.QueuedPodInfo
 		pi  framework.PodInfo
 	}{}
-	x.pi.Update(pod)
+	q.demands.Update(&x.pi, pod)
 	x.qpi = framework.QueuedPodInfo{PodInfo: &x.pi, Timestamp: q.loop.Now(), Cause: cause, Seq: q.seq}
 	e := &x.queued
 	e.QueuedPodInfo = &x.qpi
@@ -133,7 +134,7 @@ func (q *schedulingQueue) Update(old, pod *corev1.Pod, cause uint64) {
 		q.Add(pod, cause)
 		return
 	}
-	e.PodInfo.Update(pod)
+	q.demands.Update(e.PodInfo, pod)
 	switch e.loc {
 	case inGated:
 		if q.fw.RunPreEnqueuePlugins(e.PodInfo).IsSuccess() {

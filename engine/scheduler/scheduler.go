@@ -98,7 +98,7 @@ func New(env component.Env, cfg Config) *Scheduler {
 	s := &Scheduler{env: env, cfg: cfg, fw: fw, prof: prof, cache: newCache(),
 		explain: newExplainStore(prof, cfg.NodeRecords, cfg.AttemptsPerPod)}
 	s.lister = &clusterLister{cache: s.cache, st: env.Store}
-	s.queue = newSchedulingQueue(fw, env.Loop, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
+	s.queue = newSchedulingQueue(fw, env.Loop, &s.cache.demands, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)
 	s.scratch.state = framework.NewCycleState()
 	s.scratch.statuses = framework.NewNodeToStatus()
 	s.events = newEventRecorder(s)

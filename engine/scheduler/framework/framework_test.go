@@ -162,3 +162,47 @@ func TestPodInfoUpdate(t *testing.T) {
 	noInit.Spec.InitContainers = nil
 	check("sidecar gone", &noInit)
 }
+
+// TestDemandsShare checks that pods asking for equal requests share one
+// Demand, that pods asking for different ones (or for scalar resources)
+// do not, and that a new version of one pod's spec leaves the Demand it
+// shared unchanged for the others.
+func TestDemandsShare(t *testing.T) {
+	gpu := func(p *corev1.Pod) *corev1.Pod {
+		p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = resource.MustParse("1")
+		return p
+	}
+	tests := []struct {
+		name  string
+		a, b  *corev1.Pod
+		share bool
+	}{
+		{"equal requests", st.MakePod().Name("a").Req("100m", "200Mi").Obj(), st.MakePod().Name("b").Req("100m", "200Mi").Obj(), true},
+		{"equal sums of different containers", st.MakePod().Name("a").Req("100m", "200Mi").Obj(),
+			st.MakePod().Name("b").Req("50m", "100Mi").Container("x", "50m", "100Mi").Obj(), true},
+		{"no requests", st.MakePod().Name("a").Obj(), st.MakePod().Name("b").Obj(), true},
+		{"different cpu", st.MakePod().Name("a").Req("100m", "200Mi").Obj(), st.MakePod().Name("b").Req("200m", "200Mi").Obj(), false},
+		// 100m requested and none requested fit alike but score apart.
+		{"different non-zero requests", st.MakePod().Name("a").Req("100m", "").Obj(), st.MakePod().Name("b").Req("", "").Obj(), false},
+		{"scalar resources", gpu(st.MakePod().Name("a").Req("100m", "200Mi").Obj()), gpu(st.MakePod().Name("b").Req("100m", "200Mi").Obj()), false},
+	}
+	for _, tt := range tests {
+		var shared framework.Demands
+		var a, b framework.PodInfo
+		shared.Update(&a, tt.a)
+		shared.Update(&b, tt.b)
+		if got := a.Demand == b.Demand; got != tt.share {
+			t.Errorf("%s: shared %v, want %v", tt.name, got, tt.share)
+		}
+		for _, pi := range []*framework.PodInfo{&a, &b} {
+			if want := framework.NewPodInfo(pi.Pod); !reflect.DeepEqual(*pi.Demand, *want.Demand) {
+				t.Errorf("%s: pod %s asks for %+v, want %+v", tt.name, pi.Pod.Name, *pi.Demand, *want.Demand)
+			}
+		}
+		before := *b.Demand
+		shared.Update(&a, st.MakePod().Name("a").Req("300m", "1Gi").Obj())
+		if !reflect.DeepEqual(*b.Demand, before) {
+			t.Errorf("%s: resizing pod a changed pod b's Demand to %+v", tt.name, *b.Demand)
+		}
+	}
+}

@@ -14,10 +14,22 @@ const (
 )
 
 // PodInfo is a pod with what the scheduler derives from it once per version
-// of its spec, instead of once per node: its requests, as NodeResourcesFit
-// checks them, and its non-zero requests, as scoring counts them.
+// of its spec, instead of once per node: its Demand, and its priority.
 type PodInfo struct {
 	Pod *corev1.Pod
+	// Demand is shared, not owned: pods with equal requests (the replicas
+	// of a ReplicaSet) may point to one Demand (see Demands), so it is
+	// never changed in place; a new version of the pod's spec gets another.
+	*Demand
+	// priority is spec.priority (0 when unset), kept here because the
+	// activeQ compares it O(log n) times per pop: reading it through Pod
+	// would touch a cold Pod object at every step.
+	priority int32
+}
+
+// Demand is what a pod asks of a node: its requests, as NodeResourcesFit
+// checks them, and its non-zero requests, as scoring counts them.
+type Demand struct {
 	// Requests is what the pod requests (init-container rule, sidecars and
 	// overhead included); zero for what it does not request.
 	Requests Resource
@@ -25,10 +37,52 @@ type PodInfo struct {
 	// substituted for each container that requests no cpu or no memory.
 	NonZeroMilliCPU int64
 	NonZeroMemory   int64
-	// priority is spec.priority (0 when unset), kept here because the
-	// activeQ compares it O(log n) times per pop: reading it through Pod
-	// would touch a cold Pod object at every step.
-	priority int32
+}
+
+// Demands shares Demand values between pods: every bound pod keeps a
+// PodInfo for as long as it runs, and the 150 replicas of a ReplicaSet ask
+// for the same, so they keep one Demand (64 bytes) instead of 150. The
+// zero Demands is ready to use.
+type Demands struct {
+	byValue map[demandKey]*Demand
+}
+
+// demandKey is a Demand without scalar resources, as a map key (Demands
+// with scalar resources are not shared: they are rare).
+type demandKey struct {
+	milliCPU, memory, ephemeralStorage int64
+	allowedPodNumber                   int
+	nonZeroMilliCPU, nonZeroMemory     int64
+}
+
+// maxDemands bounds the Demands kept for sharing; past it they are all
+// dropped (the PodInfos that point to them keep theirs).
+const maxDemands = 4096
+
+// share returns a Demand equal to d: one already shared, or a copy of d,
+// now shared.
+func (t *Demands) share(d Demand) *Demand {
+	if len(d.Requests.Scalar) > 0 {
+		return owned(d)
+	}
+	r := &d.Requests
+	k := demandKey{r.MilliCPU, r.Memory, r.EphemeralStorage, r.AllowedPodNumber, d.NonZeroMilliCPU, d.NonZeroMemory}
+	if s := t.byValue[k]; s != nil {
+		return s
+	}
+	if t.byValue == nil || len(t.byValue) >= maxDemands {
+		t.byValue = map[demandKey]*Demand{}
+	}
+	s := owned(d)
+	t.byValue[k] = s
+	return s
+}
+
+// owned is a copy of d on the heap.
+func owned(d Demand) *Demand {
+	p := new(Demand)
+	*p = d
+	return p
 }
 
 // NewPodInfo computes a pod's derived scheduling data. Build PodInfos with
@@ -40,14 +94,21 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 }
 
 // Update points the PodInfo at a new version of the pod, recomputing what
-// depends on its spec.
+// depends on its spec, into a Demand of its own.
+func (pi *PodInfo) Update(pod *corev1.Pod) { pi.update(pod, nil) }
+
+// Update is PodInfo.Update with the pod's Demand shared through t.
+func (t *Demands) Update(pi *PodInfo, pod *corev1.Pod) { pi.update(pod, t) }
+
+// update points the PodInfo at a new version of the pod; shared, if not
+// nil, shares the Demand.
 //
 // Most new versions of a pod are status writes, and a status write keeps
 // the stored spec: the new object shares the old one's containers (the
 // same backing array), which objects from the store never change in
-// place. The requests are then those already computed, and are kept
+// place. The Demand is then the one already computed, and is kept
 // rather than summed again (see sameRequestSources).
-func (pi *PodInfo) Update(pod *corev1.Pod) {
+func (pi *PodInfo) update(pod *corev1.Pod, shared *Demands) {
 	old := pi.Pod
 	pi.Pod = pod
 	pi.priority = 0
@@ -57,9 +118,13 @@ func (pi *PodInfo) Update(pod *corev1.Pod) {
 	if old != nil && sameRequestSources(old, pod) {
 		return
 	}
-	pi.Requests = PodRequests(pod, false)
 	nz := PodRequests(pod, true)
-	pi.NonZeroMilliCPU, pi.NonZeroMemory = nz.MilliCPU, nz.Memory
+	d := Demand{Requests: PodRequests(pod, false), NonZeroMilliCPU: nz.MilliCPU, NonZeroMemory: nz.Memory}
+	if shared != nil {
+		pi.Demand = shared.share(d)
+		return
+	}
+	pi.Demand = owned(d)
 }
 
 // Key is the pod's namespace/name.
