@@ -192,24 +192,50 @@ type podKey struct{ namespace, name string }
 //     spare (kube supports 5,000 nodes and the largest clusters run about
 //     100,000, too many for 16 bits); a pod retried every second would
 //     take 68 years to overflow attempt.
-//     The percentage is at most 100 (New checks it, as kube's validation).
+//     The percentage is at most 100 (New checks it, as kube's validation);
+//   - the plugins skipped by position among the profile's filters and
+//     score plugins (at most MaxFilterPlugins and MaxScorePlugins, which
+//     New checks), not as sets of profile indexes: 5 bytes instead of 16;
+//   - the first score's position by its low 32 bits (see scoresFrom).
 //
-// The ring positions stay uint64: they count every node evaluated since
-// the start, which a long simulation of a large cluster takes past 2^32.
+// The first node record's position stays uint64: it counts every node
+// evaluated since the start, which a long simulation of a large cluster
+// takes past 2^32.
 type decisionRec struct {
-	time                  sim.Tick
-	score                 int64
-	failure               *failure // nil when the attempt succeeded
-	pos, scorePos         uint64
-	skipFilter, skipScore framework.PluginSet
-	node                  int32 // the chosen node's number; 0 (named "") if none
-	attempt               int32
-	allNodes, candidates  int32
-	toFind, start         int32
-	evaluated, feasible   int32
-	ties                  int32
-	percentage            uint8
-	nominated             bool
+	time                 sim.Tick
+	score                int64
+	failure              *failure // nil when the attempt succeeded
+	pos                  uint64
+	scorePos             uint32
+	node                 int32 // the chosen node's number; 0 (named "") if none
+	attempt              int32
+	allNodes, candidates int32
+	toFind, start        int32
+	evaluated, feasible  int32
+	ties                 int32
+	skipFilters          uint32 // bit i: the i-th filter was skipped
+	skipScorers          uint8  // bit i: the i-th score plugin was skipped
+	percentage           uint8
+	nominated            bool
+}
+
+// MaxFilterPlugins is how many filter plugins a decision record holds
+// (kube's default profile has 13).
+const MaxFilterPlugins = 32
+
+// maxNodeRecords bounds Config.NodeRecords so that a record's first score
+// position can be kept by its low 32 bits (see scoresFrom).
+const maxNodeRecords = 1 << 26
+
+// scoresFrom is the position of a record's first score, from its low 32
+// bits: the latest position with those bits. Only a record whose node
+// records are still kept reads its scores, and it is the right position
+// for such a record: since the record's first score at most
+// MaxScorePlugins scores have been stored per node record written (its
+// own and later records: only the feasible nodes, which a node record
+// each, are scored), so at most 8 × 2^26 < 2^32 of them.
+func (x *explainStore) scoresFrom(low uint32) uint64 {
+	return x.scoreHead - uint64(uint32(x.scoreHead)-low)
 }
 
 // failure is what a failed attempt adds to its record: the FitError's
@@ -221,11 +247,20 @@ func (x *explainStore) compact(d *Decision) decisionRec {
 	if node == 0 {
 		node = x.nodeNumber(d.Node)
 	}
-	r := decisionRec{time: d.Time, score: d.Score, node: node, pos: d.pos, scorePos: d.scorePos,
-		skipFilter: d.skipFilter, skipScore: d.skipScore,
+	r := decisionRec{time: d.Time, score: d.Score, node: node, pos: d.pos, scorePos: uint32(d.scorePos),
 		attempt: int32(d.Attempt), allNodes: int32(d.AllNodes), candidates: int32(d.Candidates),
 		toFind: int32(d.ToFind), start: int32(d.Start), evaluated: int32(d.Evaluated), feasible: int32(d.Feasible),
 		ties: int32(d.Ties), percentage: uint8(d.Percentage), nominated: d.Nominated}
+	for i, idx := range x.prof.filterIdx {
+		if d.skipFilter.Has(idx) {
+			r.skipFilters |= 1 << i
+		}
+	}
+	for i, e := range x.prof.scorers {
+		if d.skipScore.Has(e.Index) {
+			r.skipScorers |= 1 << i
+		}
+	}
 	if d.Message != "" || d.Preemption != "" {
 		r.failure = &failure{message: d.Message, preemption: d.Preemption}
 	}
@@ -325,8 +360,17 @@ func (x *explainStore) decision(key podKey, r *decisionRec) Decision {
 	d := Decision{Pod: key.namespace + "/" + key.name, Attempt: int(r.attempt), Time: r.time, Node: x.nodeNames[r.node],
 		Score: r.score, Ties: int(r.ties), AllNodes: int(r.allNodes), Candidates: int(r.candidates), ToFind: int(r.toFind),
 		Percentage: int32(r.percentage), Start: int(r.start), Evaluated: int(r.evaluated), Feasible: int(r.feasible),
-		Scored: r.scored(), Nominated: r.nominated, prof: prof,
-		skipFilter: r.skipFilter, skipScore: r.skipScore, pos: r.pos, scorePos: r.scorePos}
+		Scored: r.scored(), Nominated: r.nominated, prof: prof, pos: r.pos, scorePos: x.scoresFrom(r.scorePos)}
+	for i, idx := range prof.filterIdx {
+		if r.skipFilters&(1<<i) != 0 {
+			d.skipFilter = d.skipFilter.With(idx)
+		}
+	}
+	for i, e := range prof.scorers {
+		if r.skipScorers&(1<<i) != 0 {
+			d.skipScore = d.skipScore.With(e.Index)
+		}
+	}
 	if r.failure != nil {
 		d.Message, d.Preemption = r.failure.message, r.failure.preemption
 	}
@@ -336,7 +380,7 @@ func (x *explainStore) decision(key podKey, r *decisionRec) Decision {
 	}
 	if d.Scored > 0 {
 		for _, e := range prof.scorers {
-			if !r.skipScore.Has(e.Index) {
+			if !d.skipScore.Has(e.Index) {
 				d.nScores += d.Scored
 			}
 		}

@@ -11,14 +11,14 @@ import (
 )
 
 // TestDecisionRecSize keeps the per-pod record compact: every pod keeps
-// one until it is deleted, so at 50,000 pods each byte is 50 kB. 96 bytes
+// one until it is deleted, so at 50,000 pods each byte is 50 kB. 80 bytes
 // is a size class of Go's allocator; one more byte costs 16.
 func TestDecisionRecSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(decisionRec{}); got > 96 {
-		t.Errorf("decisionRec is %d bytes, want at most 96: keep rare fields behind failure, derive what can be", got)
+	if got := unsafe.Sizeof(decisionRec{}); got > 80 {
+		t.Errorf("decisionRec is %d bytes, want at most 80: keep rare fields behind failure, derive what can be", got)
 	}
 }
 
@@ -88,5 +88,60 @@ func TestExplainScoresAcrossRingEnd(t *testing.T) {
 	}
 	if small.explain.scoreHead <= uint64(len(small.explain.raw)) {
 		t.Fatalf("the small rings never wrapped: %d scores in rings of %d", small.explain.scoreHead, len(small.explain.raw))
+	}
+}
+
+// TestScoresFrom checks that a record's first score position comes back
+// from its low 32 bits for every record that can still read its scores:
+// those at most 2^32 scores behind the head, across the wraps of the
+// 32-bit count.
+func TestScoresFrom(t *testing.T) {
+	tests := []struct{ head, pos uint64 }{
+		{0, 0},
+		{1000, 10},
+		{1000, 1000},
+		{1<<32 - 1, 1<<32 - 5},
+		{1 << 32, 1<<32 - 5},   // the head wrapped past the record
+		{1<<32 + 7, 1<<32 - 5}, // and on
+		{5<<32 + 3, 5<<32 - 1<<31},
+		{5<<32 + 3, 4<<32 + 4}, // the furthest behind: 2^32 - 1 scores
+	}
+	for _, tt := range tests {
+		x := &explainStore{scoreHead: tt.head}
+		if got := x.scoresFrom(uint32(tt.pos)); got != tt.pos {
+			t.Errorf("head %d: position %d comes back as %d", tt.head, tt.pos, got)
+		}
+	}
+}
+
+// TestDecisionRecSkips checks that a record gives back the plugins its
+// attempt skipped, whichever filters and score plugins they were (the
+// record keeps them by position in the profile, the Decision by index).
+func TestDecisionRecSkips(t *testing.T) {
+	s := newBareScheduler(Config{})
+	prof := s.explain.prof
+	var allFilters, allScorers framework.PluginSet
+	for _, idx := range prof.filterIdx {
+		allFilters = allFilters.With(idx)
+	}
+	for _, e := range prof.scorers {
+		allScorers = allScorers.With(e.Index)
+	}
+	tests := []struct{ filters, scorers framework.PluginSet }{
+		{0, 0},
+		{allFilters, allScorers},
+		{framework.PluginSet(0).With(prof.filterIdx[0]), framework.PluginSet(0).With(prof.scorers[len(prof.scorers)-1].Index)},
+		{framework.PluginSet(0).With(prof.filterIdx[len(prof.filterIdx)-1]), framework.PluginSet(0).With(prof.scorers[0].Index)},
+	}
+	for _, idx := range prof.filterIdx { // each filter alone
+		tests = append(tests, struct{ filters, scorers framework.PluginSet }{framework.PluginSet(0).With(idx), 0})
+	}
+	for _, tt := range tests {
+		d := Decision{prof: prof, skipFilter: tt.filters, skipScore: tt.scorers}
+		r := s.explain.compact(&d)
+		got := s.explain.decision(podKey{"default", "p"}, &r)
+		if got.skipFilter != tt.filters || got.skipScore != tt.scorers {
+			t.Errorf("skipped filters %b and scorers %b come back as %b and %b", tt.filters, tt.scorers, got.skipFilter, got.skipScore)
+		}
 	}
 }

@@ -86,12 +86,18 @@ func New(env component.Env, cfg Config) *Scheduler {
 	if cfg.NodeRecords == 0 {
 		cfg.NodeRecords = DefaultNodeRecords
 	}
+	if cfg.NodeRecords > maxNodeRecords {
+		panic("scheduler: more node records than an explanation can address")
+	}
 	fw := framework.New(cfg.Plugins)
 	if len(fw.ScorePlugins()) > MaxScorePlugins {
 		panic("scheduler: more score plugins than a NodeRecord holds")
 	}
 	prof := &profileInfo{scorers: fw.ScorePlugins()}
 	prof.filters, prof.filterIdx = fw.FilterPlugins()
+	if len(prof.filters) > MaxFilterPlugins {
+		panic("scheduler: more filter plugins than a decision record holds")
+	}
 	for i, idx := range prof.filterIdx {
 		prof.filterPos[idx] = int8(i)
 	}
