@@ -30,7 +30,7 @@ func TestCycleAllocations(t *testing.T) {
 	if allocs > 4 {
 		t.Errorf("a cycle over 500 nodes allocates %.0f objects; want at most 4 (none per node)", allocs)
 	}
-	d := s.explain.explain(podKey{"default", "p"})
+	d := s.explain.explain(podKey{"default", "p"}, nil)
 	if len(d) != 0 {
 		t.Errorf("schedulePod alone recorded %d decisions", len(d))
 	}

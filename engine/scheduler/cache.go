@@ -27,10 +27,17 @@ type cache struct {
 }
 
 // cachedPod is a bound pod the cache accounts, with its PodInfo (which its
-// NodeInfo's Pods point to: one allocation for both, of 32 bytes, its
+// NodeInfo's Pods point to: one allocation for both, of 48 bytes, its
 // Demand shared).
 type cachedPod struct {
 	info framework.PodInfo
+	// last is the pod's latest scheduling decision (nil if this scheduler
+	// never tried it), kept here while the pod is accounted rather than
+	// in the explain store's map by name: a bound pod is found by its UID
+	// for every write to it anyway, and the pointer costs 16 bytes per
+	// pod (the record grows from 32 to 48) where the entry in the map
+	// cost about 50 (see explainStore.take).
+	last *decisionRec
 	// ni is the NodeInfo the pod is accounted on, the one nodes holds for
 	// its nodeName for as long as it has pods: every status update of a
 	// bound pod comes to UpdatePod, which then needs no lookup by name
@@ -213,15 +220,14 @@ func sameImages(a, b []corev1.ContainerImage) bool {
 	return true
 }
 
-// AddPod accounts a pod bound to a node; it returns the PodInfo, or nil if
-// the pod was already accounted.
-func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
+// AddPod accounts a pod bound to a node; it returns the pod as cached, or
+// nil if the pod was already accounted.
+func (c *cache) AddPod(p *corev1.Pod) *cachedPod {
 	if _, ok := c.pods[p.UID]; ok {
 		return nil
 	}
 	cp := &cachedPod{}
 	c.demands.Update(&cp.info, p)
-	pi := &cp.info
 	c.pods[p.UID] = cp
 	ni := c.nodes[p.Spec.NodeName]
 	if ni == nil {
@@ -232,9 +238,9 @@ func (c *cache) AddPod(p *corev1.Pod) *framework.PodInfo {
 		c.nodes[p.Spec.NodeName] = ni
 	}
 	cp.ni = ni
-	ni.AddPod(pi)
+	ni.AddPod(&cp.info)
 	c.topo.podChanged(cp, nil, p, ni)
-	return pi
+	return cp
 }
 
 // UpdatePod replaces an accounted pod's version and reports whether its
@@ -255,11 +261,12 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 	return r.MilliCPU < old.MilliCPU || r.Memory < old.Memory || r.EphemeralStorage < old.EphemeralStorage
 }
 
-// RemovePod forgets an accounted pod and reports whether it was accounted.
-func (c *cache) RemovePod(p *corev1.Pod) bool {
+// RemovePod forgets an accounted pod; it returns the pod as it was
+// cached, or nil if it was not accounted.
+func (c *cache) RemovePod(p *corev1.Pod) *cachedPod {
 	cp := c.pods[p.UID]
 	if cp == nil {
-		return false
+		return nil
 	}
 	delete(c.pods, p.UID)
 	ni := cp.ni
@@ -268,7 +275,7 @@ func (c *cache) RemovePod(p *corev1.Pod) bool {
 	if ni.Node() == nil && len(ni.Pods) == 0 {
 		delete(c.nodes, cp.node())
 	}
-	return true
+	return cp
 }
 
 // nodeTree keeps node names per zone, zones in the order they first

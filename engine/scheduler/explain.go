@@ -152,9 +152,11 @@ type explainStore struct {
 	scoreHead  uint64
 	perPod     int
 	prof       *profileInfo // the scheduler's one profile, which every decision used
-	// last is each pod's latest attempt, by namespace and then name: every
-	// pod has an entry until it is deleted, and keyed by its name alone a
-	// slot is 24 bytes instead of a podKey's 40.
+	// last is each pod's latest attempt, by namespace and then name (keyed
+	// by its name alone a slot is 24 bytes instead of a podKey's 40), for
+	// every pod the cache does not account: while it does, the cache keeps
+	// the record (see take), so this map holds the pods waiting to be
+	// scheduled and those that finished, not every running pod.
 	last    map[string]map[string]*decisionRec
 	earlier map[podKey][]decisionRec // attempts before the last, oldest first
 	// nodeNames are the names of the nodes listed or chosen, by the number
@@ -466,6 +468,36 @@ func (x *explainStore) add(pod *corev1.Pod, d Decision) {
 	*r = x.compact(&d)
 }
 
+// take removes the pod's latest attempt from the store and returns it (nil
+// if it has none), for the cache to keep while it accounts the pod; when
+// it no longer does, restore gives it back. The namespace's map stays,
+// even empty: its next pods to schedule will need it (made anew every
+// time a namespace's waiting pods are all bound, maps cost an allocation
+// or two per pod).
+func (x *explainStore) take(pod *corev1.Pod) *decisionRec {
+	byName := x.last[pod.Namespace]
+	r := byName[pod.Name]
+	if r != nil {
+		delete(byName, pod.Name)
+	}
+	return r
+}
+
+// restore gives back a latest attempt that take took (nothing if r is nil).
+func (x *explainStore) restore(pod *corev1.Pod, r *decisionRec) {
+	if r == nil {
+		return
+	}
+	byName := x.last[pod.Namespace]
+	if byName == nil {
+		byName = map[string]*decisionRec{}
+		x.last[pod.Namespace] = byName
+	}
+	if byName[pod.Name] == nil {
+		byName[pod.Name] = r
+	}
+}
+
 func (x *explainStore) forget(pod *corev1.Pod) {
 	if byName := x.last[pod.Namespace]; byName != nil {
 		delete(byName, pod.Name)
@@ -477,9 +509,12 @@ func (x *explainStore) forget(pod *corev1.Pod) {
 }
 
 // explain returns copies of a pod's decisions with the node records still
-// kept filled in.
-func (x *explainStore) explain(key podKey) []Decision {
+// kept filled in; accounted is its latest attempt if the cache keeps it.
+func (x *explainStore) explain(key podKey, accounted *decisionRec) []Decision {
 	last := x.last[key.namespace][key.name]
+	if last == nil {
+		last = accounted
+	}
 	if last == nil {
 		return []Decision{}
 	}

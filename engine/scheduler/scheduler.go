@@ -122,7 +122,23 @@ func (s *Scheduler) Framework() *framework.Framework { return s.fw }
 // most the last 3), for `why pod/X`. Per-node tables are filled in while
 // still kept.
 func (s *Scheduler) Explain(namespace, pod string) []Decision {
-	return s.explain.explain(podKey{namespace, pod})
+	return s.explain.explain(podKey{namespace, pod}, s.accountedDecision(namespace, pod))
+}
+
+// accountedDecision is the latest decision of a pod the cache accounts,
+// which the cache keeps (see cachedPod.last); nil if none.
+func (s *Scheduler) accountedDecision(namespace, name string) *decisionRec {
+	if s.env.Store == nil {
+		return nil
+	}
+	o, ok := s.env.Store.Lookup(kinds.Pod, namespace, name)
+	if !ok {
+		return nil
+	}
+	if cp := s.cache.pods[o.(*corev1.Pod).UID]; cp != nil {
+		return cp.last
+	}
+	return nil
 }
 
 // Queued reports how many pods wait in the activeQ, the backoffQ and among
@@ -171,7 +187,7 @@ func (s *Scheduler) observePod(ev store.Event) {
 	if ev.Type == store.Deleted {
 		s.queue.Delete(cur.UID)
 		s.explain.forget(cur)
-		if s.cache.RemovePod(cur) {
+		if s.cache.RemovePod(cur) != nil { // its decision goes with it
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, cur, nil, ev.Cause)
 		}
 		return
@@ -179,7 +195,9 @@ func (s *Scheduler) observePod(ev store.Event) {
 	// The cache: pods bound to nodes.
 	switch wasAssigned, isAssigned := assigned(old), assigned(cur); {
 	case isAssigned && !wasAssigned:
-		s.cache.AddPod(cur)
+		if cp := s.cache.AddPod(cur); cp != nil {
+			cp.last = s.explain.take(cur)
+		}
 		s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Add}, nil, cur, ev.Cause)
 	case isAssigned && wasAssigned:
 		if s.cache.UpdatePod(cur) {
@@ -195,7 +213,8 @@ func (s *Scheduler) observePod(ev store.Event) {
 		// then cost no lookup in the queue.
 		return
 	case wasAssigned && !isAssigned:
-		if s.cache.RemovePod(cur) {
+		if cp := s.cache.RemovePod(cur); cp != nil {
+			s.explain.restore(cur, cp.last) // a finished pod is still explained
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, old, nil, ev.Cause)
 		}
 	}

@@ -421,3 +421,58 @@ func TestPreemptedEvent(t *testing.T) {
 		t.Errorf("Preempted event = %+v; want it about victim at resourceVersion %s, related urgent, action Preempting", ev, chosen)
 	}
 }
+
+// TestExplainFollowsPodLifecycle checks that a pod's decision is explained
+// for as long as the pod exists, wherever the scheduler keeps it: waiting,
+// bound and running (the cache keeps it then), finished, and not after it
+// is deleted, nor for a new pod of the same name.
+func TestExplainFollowsPodLifecycle(t *testing.T) {
+	h := newHarness()
+	h.create(st.MakeNode().Name("n1").Obj())
+	h.create(st.MakePod().Name("p").Req("100m", "").Obj())
+	h.settle()
+	status := func(phase corev1.PodPhase) {
+		t.Helper()
+		p := h.pod("p").DeepCopy()
+		p.Status.Phase = phase
+		if _, err := h.api.UpdateStatus(apiserver.Actor{Component: "test"}, p); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+	}
+	check := func(when, node string, attempts int) {
+		t.Helper()
+		d := h.sched.Explain("default", "p")
+		if len(d) != attempts || attempts > 0 && (d[len(d)-1].Node != node || d[len(d)-1].Pod != "default/p") {
+			t.Errorf("%s: %d decisions %v; want %d, the last binding to %q", when, len(d), d, attempts, node)
+		}
+	}
+	check("bound", "n1", 1)
+	status(corev1.PodRunning)
+	check("running", "n1", 1)
+	status(corev1.PodSucceeded)
+	check("finished", "n1", 1)
+	del := func(grace *int64) {
+		t.Helper()
+		if _, err := h.api.Delete(apiserver.Actor{Component: "test"}, kinds.Pod, "default", "p",
+			apiserver.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+	}
+	del(nil)
+	check("deleted", "", 0)
+	// Deleted while running: the decision goes with the cached pod.
+	h.create(st.MakePod().Name("p").Req("100m", "").Obj())
+	h.settle()
+	check("bound again", "n1", 1)
+	del(nil) // graceful: the pod stays, terminating
+	check("terminating", "n1", 1)
+	now := int64(0)
+	del(&now)
+	check("deleted while running", "", 0)
+	// A new pod of the same name has its own decisions only.
+	h.create(st.MakePod().Name("p").Req("100", "").Obj())
+	h.settle()
+	check("too big to place", "", 1)
+}
