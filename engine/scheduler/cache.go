@@ -252,12 +252,10 @@ func (c *cache) UpdatePod(p *corev1.Pod) (scaledDown bool) {
 		return false
 	}
 	ni := cp.ni
-	old := cp.info.Requests
+	old := &cp.info.Requests
 	c.topo.podChanged(cp, cp.info.Pod, p, ni)
-	ni.RemovePod(&cp.info)
-	c.demands.Update(&cp.info, p)
-	ni.AddPod(&cp.info)
-	r := cp.info.Requests
+	ni.UpdatePod(&cp.info, p, &c.demands)
+	r := &cp.info.Requests
 	return r.MilliCPU < old.MilliCPU || r.Memory < old.Memory || r.EphemeralStorage < old.EphemeralStorage
 }
 

@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -203,6 +204,65 @@ func TestDemandsShare(t *testing.T) {
 		shared.Update(&a, st.MakePod().Name("a").Req("300m", "1Gi").Obj())
 		if !reflect.DeepEqual(*b.Demand, before) {
 			t.Errorf("%s: resizing pod a changed pod b's Demand to %+v", tt.name, *b.Demand)
+		}
+	}
+}
+
+// TestNodeInfoUpdatePod checks that updating a pod leaves a node as
+// removing it and adding the new version would: the same pods in the same
+// order (the updated one last) and the same sums, whether the write kept
+// the pod's requests (a status write) or changed them (a resize).
+func TestNodeInfoUpdatePod(t *testing.T) {
+	mk := func(name, cpu, mem string) *corev1.Pod { return st.MakePod().Name(name).Req(cpu, mem).Obj() }
+	status := func(p *corev1.Pod) *corev1.Pod {
+		c := *p // the spec shared, as the API server stores a status write
+		c.Status.Phase = corev1.PodRunning
+		return &c
+	}
+	tests := []struct {
+		name string
+		at   int // which of the three pods is updated
+		to   func(p *corev1.Pod) *corev1.Pod
+	}{
+		{"status write of the first", 0, status},
+		{"status write of the middle one", 1, status},
+		{"status write of the last", 2, status},
+		{"resize of the first", 0, func(p *corev1.Pod) *corev1.Pod { return mk(p.Name, "300m", "1Gi") }},
+		{"resize to nothing", 1, func(p *corev1.Pod) *corev1.Pod { return mk(p.Name, "", "") }},
+	}
+	for _, tt := range tests {
+		var shared framework.Demands
+		build := func() (*framework.NodeInfo, []*framework.PodInfo) {
+			ni := framework.NewNodeInfo(st.MakeNode().Name("n").Obj())
+			var pis []*framework.PodInfo
+			for i, req := range []string{"100m", "200m", "400m"} {
+				pi := &framework.PodInfo{}
+				shared.Update(pi, mk(fmt.Sprintf("p%d", i), req, "100Mi"))
+				ni.AddPod(pi)
+				pis = append(pis, pi)
+			}
+			return ni, pis
+		}
+		got, gotPods := build()
+		want, wantPods := build()
+		next := tt.to(gotPods[tt.at].Pod)
+		if !got.UpdatePod(gotPods[tt.at], next, &shared) {
+			t.Errorf("%s: the pod was not found", tt.name)
+		}
+		want.RemovePod(wantPods[tt.at])
+		shared.Update(wantPods[tt.at], next)
+		want.AddPod(wantPods[tt.at])
+		var gotNames, wantNames []string
+		for i := range got.Pods {
+			gotNames, wantNames = append(gotNames, got.Pods[i].Pod.Name), append(wantNames, want.Pods[i].Pod.Name)
+		}
+		if !slices.Equal(gotNames, wantNames) || !reflect.DeepEqual(got.Requested, want.Requested) ||
+			got.NonZeroRequested != want.NonZeroRequested {
+			t.Errorf("%s: pods %v, requested %+v, non-zero %+v; want %v, %+v, %+v", tt.name, gotNames, got.Requested,
+				got.NonZeroRequested, wantNames, want.Requested, want.NonZeroRequested)
+		}
+		if got.UpdatePod(&framework.PodInfo{}, next, &shared) {
+			t.Errorf("%s: a pod not on the node was updated", tt.name)
 		}
 	}
 }

@@ -227,9 +227,7 @@ func (n *NodeInfo) RemoveNode() {
 // AddPod accounts a pod bound to the node.
 func (n *NodeInfo) AddPod(pi *PodInfo) {
 	n.Pods = append(n.Pods, pi)
-	n.Requested.Add(&pi.Requests)
-	n.NonZeroRequested.MilliCPU += pi.NonZeroMilliCPU
-	n.NonZeroRequested.Memory += pi.NonZeroMemory
+	n.addDemand(pi.Demand, 1)
 	n.Generation++
 }
 
@@ -244,13 +242,44 @@ func (n *NodeInfo) RemovePod(pi *PodInfo) bool {
 		n.Pods[i] = n.Pods[last]
 		n.Pods[last] = nil
 		n.Pods = n.Pods[:last]
-		n.Requested.Sub(&pi.Requests)
-		n.NonZeroRequested.MilliCPU -= pi.NonZeroMilliCPU
-		n.NonZeroRequested.Memory -= pi.NonZeroMemory
+		n.addDemand(pi.Demand, -1)
 		n.Generation++
 		return true
 	}
 	return false
+}
+
+// UpdatePod points a PodInfo added with AddPod at a new version of its pod
+// (sharing its Demand through shared, if not nil) and reports whether it
+// was there. The node ends as RemovePod then AddPod would leave it: the pod
+// last in Pods, the order preemption lists victims in. The sums change only
+// if the Demand did, which a status write, most writes to a bound pod,
+// leaves as it was.
+func (n *NodeInfo) UpdatePod(pi *PodInfo, pod *corev1.Pod, shared *Demands) bool {
+	last := len(n.Pods) - 1
+	for i, p := range n.Pods {
+		if p != pi {
+			continue
+		}
+		n.Pods[i], n.Pods[last] = n.Pods[last], pi
+		old := pi.Demand
+		pi.update(pod, shared)
+		if pi.Demand != old {
+			n.addDemand(old, -1)
+			n.addDemand(pi.Demand, 1)
+		}
+		n.Generation++
+		return true
+	}
+	return false
+}
+
+// addDemand adds (sign 1) or subtracts (sign -1) a pod's demand to the
+// node's sums.
+func (n *NodeInfo) addDemand(d *Demand, sign int64) {
+	n.Requested.addSigned(&d.Requests, sign)
+	n.NonZeroRequested.MilliCPU += sign * d.NonZeroMilliCPU
+	n.NonZeroRequested.Memory += sign * d.NonZeroMemory
 }
 
 // QueuedPodInfo is a pod in the scheduling queue, with what the queue keeps
