@@ -43,10 +43,16 @@ type topoIndex struct {
 	// (only Exists/NotIn requirements) are in unanchored.
 	byAnchor   map[string][]*countIndex
 	unanchored []*countIndex
-	byLabel    map[string]map[*cachedPod]struct{} // "key=value" -> bound pods with that label
+	byLabel    map[string][]*labelGroup // "key=value" -> the groups of bound pods with that label
 	terms      map[string]*framework.ExistingTerm
 	termLst    []*framework.ExistingTerm // sorted by key, nil when stale
 	domains    map[string]*domainIndex
+	// groups are the bound pods by their whole set of labels (see
+	// labelSetKey): the replicas of a ReplicaSet share theirs, so each
+	// pod is filed once, in its group, and each of its label pairs lists
+	// the group once, where filing the pod under every pair cost a set
+	// entry per pair.
+	groups map[string]*labelGroup
 }
 
 type countIndex struct {
@@ -79,24 +85,69 @@ func (t *topoIndex) resetCounts() {
 	t.unanchored = nil
 }
 
-// labelPods files (d=1) or unfiles (d=-1) a bound pod under the labels of
-// p, its version before (d=-1) or after (d=1) a change.
+// labelGroup is the bound pods with one set of labels.
+type labelGroup struct{ pods map[*cachedPod]struct{} }
+
+// labelPods files (d=1) or unfiles (d=-1) a bound pod in the group of the
+// labels of p, its version before (d=-1) or after (d=1) a change. A pod
+// without labels carries no anchor: it is not filed.
 func (t *topoIndex) labelPods(cp *cachedPod, p *corev1.Pod, d int) {
-	for k, v := range p.Labels {
-		set := t.byLabel[k+"="+v] // a lookup: the pair is built on the stack
-		if d > 0 {
-			if set == nil {
-				set = map[*cachedPod]struct{}{}
-				t.byLabel[k+"="+v] = set
+	if len(p.Labels) == 0 {
+		return
+	}
+	var buf [256]byte
+	key := labelSetKey(buf[:0], p.Labels)
+	g := t.groups[string(key)] // a lookup: no allocation
+	if d > 0 {
+		if g == nil {
+			g = &labelGroup{pods: map[*cachedPod]struct{}{}}
+			t.groups[string(key)] = g
+			// Each pair's list gets g once: the order the pairs are
+			// visited in does not matter.
+			for k, v := range p.Labels {
+				t.byLabel[k+"="+v] = append(t.byLabel[k+"="+v], g)
 			}
-			set[cp] = struct{}{}
+		}
+		g.pods[cp] = struct{}{}
+		return
+	}
+	if g == nil {
+		return
+	}
+	delete(g.pods, cp)
+	if len(g.pods) > 0 {
+		return
+	}
+	delete(t.groups, string(key))
+	for k, v := range p.Labels {
+		gs := t.byLabel[k+"="+v]
+		if i := slices.Index(gs, g); i >= 0 {
+			gs = slices.Delete(gs, i, i+1)
+		}
+		if len(gs) == 0 {
+			delete(t.byLabel, k+"="+v)
 			continue
 		}
-		delete(set, cp)
-		if len(set) == 0 {
-			delete(t.byLabel, k+"="+v)
-		}
+		t.byLabel[k+"="+v] = gs
 	}
+}
+
+// labelSetKey appends a label set's key to b: its pairs sorted by key, each
+// "key=value" and a NUL (label keys and values have neither = nor NUL).
+func labelSetKey(b []byte, labels map[string]string) []byte {
+	var arr [8]string
+	keys := arr[:0]
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, labels[k]...)
+		b = append(b, 0)
+	}
+	return b
 }
 
 // countChange applies one pod's arrival (d=1) or departure (d=-1) on a
@@ -137,7 +188,7 @@ func newTopoIndex(c *cache) *topoIndex {
 func (t *topoIndex) invalidate() {
 	t.valid = false
 	t.counts, t.terms, t.termLst, t.domains = nil, nil, nil, nil
-	t.byAnchor, t.unanchored, t.byLabel = nil, nil, nil
+	t.byAnchor, t.unanchored, t.byLabel, t.groups = nil, nil, nil, nil
 }
 
 func (t *topoIndex) ensure() {
@@ -150,7 +201,8 @@ func (t *topoIndex) ensure() {
 	t.terms = map[string]*framework.ExistingTerm{}
 	t.termLst = nil
 	t.domains = map[string]*domainIndex{}
-	t.byLabel = map[string]map[*cachedPod]struct{}{}
+	t.byLabel = map[string][]*labelGroup{}
+	t.groups = map[string]*labelGroup{}
 	for _, ni := range t.c.NodeInfos() {
 		for _, pi := range ni.Pods {
 			t.addTerms(pi.Pod, ni, 1)
@@ -346,8 +398,10 @@ func (c *cache) TopologyCounts(q *framework.CountQuery) *framework.DomainCounts 
 	if anchor := anchorOf(&ci.q); anchor != "" {
 		// Only pods carrying the anchor can count: read those, not all.
 		// (Counting is a sum, so the set's order does not matter.)
-		for cp := range t.byLabel[anchor] {
-			count(cp.info.Pod, cp.ni)
+		for _, g := range t.byLabel[anchor] {
+			for cp := range g.pods {
+				count(cp.info.Pod, cp.ni)
+			}
 		}
 		t.byAnchor[anchor] = append(t.byAnchor[anchor], ci)
 	} else {

@@ -64,6 +64,9 @@ func TestTopoIndexMatchesBruteForce(t *testing.T) {
 		case op < 4 || len(pods) == 0: // add
 			name := fmt.Sprintf("p%d", step)
 			w := st.MakePod().Name(name).Label("app", apps[r.Intn(3)]).Node(nodes[r.Intn(len(nodes))].Name)
+			if r.Intn(2) == 0 { // pods of one app with different label sets
+				w.Label("tier", fmt.Sprint(r.Intn(2)))
+			}
 			switch r.Intn(4) {
 			case 0:
 				w.PodAntiAffinity("app", apps[r.Intn(3)], corev1.LabelHostname)
