@@ -145,3 +145,31 @@ func TestDecisionRecSkips(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainFailedAttemptAfterRingsWrap checks that a failed attempt,
+// which scores no node, keeps its per-node detail however many scores
+// earlier attempts wrote: its first score position is the head when it
+// was made, not 0, which once the score rings had wrapped read as
+// "no longer kept".
+func TestExplainFailedAttemptAfterRingsWrap(t *testing.T) {
+	s := newBareScheduler(Config{NodeRecords: 4})
+	benchNodes(s, 3)
+	for i := 0; s.explain.scoreHead <= uint64(len(s.explain.raw)); i++ {
+		pod := st.MakePod().Name(fmt.Sprintf("p%d", i)).Req("100m", "500Mi").Obj()
+		a := s.schedulePod(&framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Attempts: 1})
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		s.explain.add(pod, a.decision)
+	}
+	pod := st.MakePod().Name("huge").Req("64", "500Mi").Obj()
+	a := s.schedulePod(&framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Attempts: 1})
+	if a.err == nil {
+		t.Fatalf("a pod asking for 64 CPUs was placed on %s", a.node)
+	}
+	s.explain.add(pod, a.decision)
+	d := s.Explain("default", "huge")
+	if len(d) != 1 || len(d[0].Nodes) != 3 {
+		t.Fatalf("the failed attempt explains %d decisions; want 1 with 3 node records:\n%v", len(d), d)
+	}
+}

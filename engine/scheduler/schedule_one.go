@@ -90,8 +90,11 @@ func (s *Scheduler) schedulePod(qp *framework.QueuedPodInfo) *attempt {
 	a := &sc.attempt
 	*a = attempt{}
 	d := &a.decision
+	// An attempt that scores no node (it failed, or took its only or its
+	// nominated node) keeps no scores, from where the score rings are now:
+	// a position of 0 would read as overwritten once the rings wrap.
 	*d = Decision{Attempt: qp.Attempts, Time: s.env.Loop.Now(), AllNodes: len(nodes), prof: s.prof,
-		pos: s.explain.head}
+		pos: s.explain.head, scorePos: s.explain.scoreHead}
 	a.diag.NodeToStatus = sc.statuses
 	defer func() {
 		d.skipFilter, d.skipScore = state.SkipFilterPlugins, state.SkipScorePlugins
