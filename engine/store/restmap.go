@@ -4,25 +4,37 @@ package store
 // key. A busy cluster keeps about a million Events, six for every pod,
 // each for an hour, so this map is the largest the store has.
 //
-// A map keyed by the key string costs a 16-byte string header in every
-// slot, hashes the whole key (60 to 70 bytes for a pod's Event) at every
-// insert and every growth, and compares it whole at every hit. Yet each
-// version already keeps its key in its bytes (see event_encoding.go). So
-// the map is keyed by a 64-bit hash of the key, and a hit is confirmed
-// against the key the version keeps.
+// A Go map keyed by the key string costs a 16-byte string header in every
+// slot and hashes the whole key (60 to 70 bytes for a pod's Event) at
+// every growth; keyed by a 64-bit hash of the key, it still costs 17
+// bytes a slot, with slots at most 7/8 full and often half, and a new
+// Event's insert is a lookup and then an assignment. Yet each version
+// already keeps its key in its bytes (see event_encoding.go). So the map
+// is a table of versions with open addressing: a key's version lies at
+// the slot its hash picks or after it (linear probing), and the low 32
+// bits of that hash are kept for each slot, 12 bytes a slot in all. A
+// lookup reads a version only when the hash bits match, to confirm the
+// key it keeps; growing reads none, as the bits give each version its new
+// slot (without them, reading every version's key cost a cache miss or
+// two each, a second of CPU for a million Events); and a new Event, which
+// the store knows is not there (add), takes the first free slot from its
+// hash's on, reading only adjacent slots.
 //
-// Two keys may share a hash. The first one written holds the hash's slot;
-// any other lives in more, keyed by its string, as does a version that
-// keeps no key. A key is in byHash exactly when the version in its hash's
-// slot keeps that key; otherwise it is in more, or absent. more is empty
-// unless a collision happens (about one in 10^7 for a million Events), so
-// lookups pay for it only with a length check.
+// A version that keeps no key lives in more, keyed by its string. more is
+// empty unless something other than the recorder makes an Event in a
+// namespace the key layout cannot hold, so lookups pay for it only with a
+// length check.
 type restMap struct {
-	byHash map[uint64]*blob
+	slots  []*blob  // a power of two of them, or none; nil is free, deleted marks a deleted version's slot
+	hashes []uint32 // the low 32 bits of the hash of each slot's key
+	n      int      // versions in slots
+	used   int      // slots not free: versions and deleted marks
 	more   map[string]*blob
 }
 
-func newRestMap() restMap { return restMap{byHash: map[uint64]*blob{}} }
+// deleted fills the slot of a deleted version until the table is rebuilt:
+// freeing it would cut short the probe sequence of a key that passed it.
+var deleted = new(blob)
 
 // hashMask is ANDed with every key's hash; tests narrow it to make keys
 // collide.
@@ -30,8 +42,8 @@ var hashMask = ^uint64(0)
 
 // keyHash hashes an etcd key: a 64-bit multiply-xorshift hash over its
 // 8-byte words. It is fixed, not seeded per process as Go's maps are, so
-// that where each key lands (byHash or more) is the same on every run;
-// which one never changes what the map answers.
+// that where each key lands is the same on every run; that never changes
+// what the map answers.
 func keyHash[S ~string | ~[]byte](s S) uint64 {
 	const m = 0x9e3779b97f4a7c15 // 2^64 / the golden ratio
 	h := uint64(len(s)) * m
@@ -59,10 +71,27 @@ func keeps[S ~string | ~[]byte](b *blob, key S) bool {
 	return ok && k == string(key)
 }
 
+// find is the slot of key's version (a scratch buffer or a string); false
+// if no slot holds it.
+func find[S ~string | ~[]byte](m *restMap, key S) (int, bool) {
+	if len(m.slots) == 0 {
+		return 0, false
+	}
+	mask, h := len(m.slots)-1, keyHash(key)
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		switch b := m.slots[i]; {
+		case b == nil:
+			return 0, false
+		case m.hashes[i] == uint32(h) && b != deleted && keeps(b, key):
+			return i, true
+		}
+	}
+}
+
 // get is the version at key (a scratch buffer or a string).
 func getRest[S ~string | ~[]byte](m *restMap, key S) (*blob, bool) {
-	if b, ok := m.byHash[keyHash(key)]; ok && keeps(b, key) {
-		return b, true
+	if i, ok := find(m, key); ok {
+		return m.slots[i], true
 	}
 	if len(m.more) == 0 {
 		return nil, false
@@ -72,42 +101,99 @@ func getRest[S ~string | ~[]byte](m *restMap, key S) (*blob, bool) {
 }
 
 func (m *restMap) put(key string, b *blob) {
-	h := keyHash(key)
-	cur, taken := m.byHash[h]
-	switch {
-	case taken && keeps(cur, key): // key holds the slot
-		if keeps(b, key) {
-			m.byHash[h] = b
-			return
-		}
-		delete(m.byHash, h)
-	case !taken && keeps(b, key): // the slot is free: key takes it
+	switch i, ok := find(m, key); {
+	case ok && keeps(b, key):
+		m.slots[i] = b
+		return
+	case ok:
+		m.remove(i)
+	default:
 		delete(m.more, key)
-		m.byHash[h] = b
+	}
+	m.add(key, b)
+}
+
+// add is put of a key the map does not hold: a new Event.
+func (m *restMap) add(key string, b *blob) {
+	if !keeps(b, key) {
+		if m.more == nil {
+			m.more = map[string]*blob{}
+		}
+		m.more[key] = b
 		return
 	}
-	if m.more == nil {
-		m.more = map[string]*blob{}
+	// At most 7/8 of the slots are taken, as in a Go map: linear
+	// probing's runs then stay a few cache lines long.
+	if (m.used+1)*8 > len(m.slots)*7 {
+		m.rebuild()
 	}
-	m.more[key] = b
+	h := keyHash(key)
+	i := m.free(h)
+	if m.slots[i] == nil {
+		m.used++
+	}
+	m.slots[i], m.hashes[i] = b, uint32(h)
+	m.n++
+}
+
+// free is the first slot free or deleted from the one hash picks.
+func (m *restMap) free(hash uint64) int {
+	mask := len(m.slots) - 1
+	i := int(hash) & mask
+	for m.slots[i] != nil && m.slots[i] != deleted {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// rebuild files the versions anew in a table twice the size, or the same
+// size if deleted marks took half of the slots taken. The low bits of a
+// version's hash (up to 2^32 slots) are its slot's, so none is read.
+func (m *restMap) rebuild() {
+	size := max(len(m.slots), 16)
+	if m.n*16 > len(m.slots)*7 {
+		size *= 2
+	}
+	old, hashes := m.slots, m.hashes
+	m.slots, m.hashes, m.used = make([]*blob, size), make([]uint32, size), m.n
+	for j, b := range old {
+		if b != nil && b != deleted {
+			i := m.free(uint64(hashes[j]))
+			m.slots[i], m.hashes[i] = b, hashes[j]
+		}
+	}
+}
+
+// remove empties slot i. A deleted mark that a free slot follows ends no
+// key's probe sequence: it is freed, with the marks before it.
+func (m *restMap) remove(i int) {
+	mask := len(m.slots) - 1
+	m.slots[i] = deleted
+	m.n--
+	for m.slots[i] == deleted && m.slots[(i+1)&mask] == nil {
+		m.slots[i] = nil
+		m.used--
+		i = (i - 1) & mask
+	}
 }
 
 func (m *restMap) del(key string) {
-	h := keyHash(key)
-	if cur, ok := m.byHash[h]; ok && keeps(cur, key) {
-		delete(m.byHash, h)
+	if i, ok := find(m, key); ok {
+		m.remove(i)
 		return
 	}
 	delete(m.more, key)
 }
 
-func (m *restMap) len() int { return len(m.byHash) + len(m.more) }
+func (m *restMap) len() int { return m.n + len(m.more) }
 
 // each calls f for every version and its key, in no order.
 func (m *restMap) each(f func(key string, b *blob)) {
-	for _, b := range m.byHash {
-		key, _ := b.eventKey()
-		f(key, b)
+	for _, b := range m.slots {
+		if b != nil && b != deleted {
+			key, _ := b.eventKey()
+			f(key, b)
+		}
 	}
 	for key, b := range m.more {
 		f(key, b)

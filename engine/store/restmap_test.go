@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -27,35 +28,47 @@ func restBlob(s *Store, key string, keep bool) *blob {
 }
 
 // TestRestMapMatchesAMap drives restMap and a plain map with the same
-// random puts and deletes, with hashes narrowed to a few bits so that
-// most keys collide, and to none, so that all do.
+// random creates (add), writes and deletes, with hashes narrowed to a few
+// bits so that most keys collide, and to none, so that all do. The table
+// first grows, then loses most of its versions, then takes keys anew, and
+// last keeps a window of the newest keys, as Events' expiry does.
 func TestRestMapMatchesAMap(t *testing.T) {
+	phases := []struct {
+		keys   int // drawn from this many
+		writes int // in 10, the rest deletes
+	}{{600, 8}, {600, 1}, {600, 5}, {20, 5}}
 	for _, mask := range []uint64{^uint64(0), 0xf, 0x1, 0} {
 		t.Run(fmt.Sprintf("mask %#x", mask), func(t *testing.T) {
 			defer func(m uint64) { hashMask = m }(hashMask)
 			hashMask = mask
 			rnd := rand.New(rand.NewPCG(1, mask))
 			st := New()
-			m, want := newRestMap(), map[string]*blob{}
-			key := func() string { return eventPrefix + fmt.Sprintf("/ns%d/ev.%d", rnd.IntN(3), rnd.IntN(60)) }
-			for step := range 5000 {
-				k := key()
-				switch op := rnd.IntN(10); {
-				case op < 6:
-					b := restBlob(st, k, rnd.IntN(8) != 0)
-					m.put(k, b)
-					want[k] = b
-				default:
-					m.del(k)
-					delete(want, k)
-				}
-				k = key()
-				got, ok := getRest(&m, []byte(k))
-				if w, wok := want[k]; got != w || ok != wok {
-					t.Fatalf("step %d: get(%s) = %p, %v; want %p, %v", step, k, got, ok, w, wok)
-				}
-				if m.len() != len(want) {
-					t.Fatalf("step %d: len = %d; want %d", step, m.len(), len(want))
+			var m restMap
+			want := map[string]*blob{}
+			for _, ph := range phases {
+				key := func() string { return eventPrefix + fmt.Sprintf("/ns%d/ev.%d", rnd.IntN(3), rnd.IntN(ph.keys)) }
+				for step := range 3000 {
+					k := key()
+					_, there := want[k]
+					switch op := rnd.IntN(10); {
+					case op < ph.writes:
+						b := restBlob(st, k, rnd.IntN(8) != 0)
+						if !there && rnd.IntN(2) == 0 {
+							m.add(k, b)
+						} else {
+							m.put(k, b)
+						}
+						want[k] = b
+					default:
+						m.del(k)
+						delete(want, k)
+					}
+					k = key()
+					got, ok := getRest(&m, []byte(k))
+					if w, wok := want[k]; got != w || ok != wok {
+						t.Fatalf("step %d: get(%s) = %p, %v; want %p, %v", step, k, got, ok, w, wok)
+					}
+					checkRestMap(t, &m, len(want))
 				}
 			}
 			var keys, wantKeys []string
@@ -73,10 +86,77 @@ func TestRestMapMatchesAMap(t *testing.T) {
 			if !slices.Equal(keys, wantKeys) {
 				t.Errorf("each gave keys %v; want %v", keys, wantKeys)
 			}
-			if mask == ^uint64(0) && len(m.more) > len(want)/8 {
-				t.Errorf("%d of %d keys outside their hash's slot: more than versions without keys", len(m.more), len(want))
+		})
+	}
+}
+
+// TestRestMapExpiry keeps a window of the newest keys, as Events' expiry
+// does: the oldest goes as each new one comes, so deleted marks pile up
+// until a rebuild of the same size clears them.
+func TestRestMapExpiry(t *testing.T) {
+	for _, mask := range []uint64{^uint64(0), 0xf} {
+		t.Run(fmt.Sprintf("mask %#x", mask), func(t *testing.T) {
+			defer func(m uint64) { hashMask = m }(hashMask)
+			hashMask = mask
+			st := New()
+			var m restMap
+			var window []string
+			want := map[string]*blob{}
+			sizes, cleared := map[int]bool{}, 0
+			for i := range 20000 {
+				k := eventPrefix + fmt.Sprintf("/ns%d/ev.%d", i%3, i)
+				b := restBlob(st, k, i%8 != 0)
+				size, used := len(m.slots), m.used
+				m.add(k, b)
+				if len(m.slots) == size && m.used < used {
+					cleared++ // rebuilt at the same size
+				}
+				want[k], window = b, append(window, k)
+				if len(window) > 440 {
+					m.del(window[0])
+					delete(want, window[0])
+					window = window[1:]
+				}
+				for _, k := range []string{window[0], k} {
+					if got, ok := getRest(&m, k); got != want[k] || !ok {
+						t.Fatalf("step %d: get(%s) = %p, %v; want %p", i, k, got, ok, want[k])
+					}
+				}
+				checkRestMap(t, &m, len(want))
+				if len(m.slots) > 0 {
+					sizes[len(m.slots)] = true
+				}
+			}
+			if len(sizes) > 7 { // 16 to 1024
+				t.Errorf("the table took %d sizes (%v); it should have stopped growing", len(sizes), sizes)
+			}
+			if mask == ^uint64(0) && cleared == 0 {
+				t.Error("deleted marks never filled the table; the test does not cover rebuilding at the same size")
 			}
 		})
+	}
+}
+
+// checkRestMap checks m's counts against its slots, and that a free slot
+// is left, which ends every probe sequence.
+func checkRestMap(t *testing.T, m *restMap, want int) {
+	t.Helper()
+	n, used := 0, 0
+	for _, b := range m.slots {
+		if b != nil {
+			used++
+			if b != deleted {
+				n++
+			}
+		}
+	}
+	switch {
+	case m.len() != want:
+		t.Fatalf("len = %d; want %d", m.len(), want)
+	case n != m.n || used != m.used:
+		t.Fatalf("%d versions and %d slots not free; counted as %d and %d", n, used, m.n, m.used)
+	case len(m.slots) > 0 && used*8 > len(m.slots)*7:
+		t.Fatalf("%d of %d slots not free", used, len(m.slots))
 	}
 }
 
@@ -100,4 +180,35 @@ func TestKeyHashSpreads(t *testing.T) {
 			t.Errorf("flipping byte %d leaves the hash as it was", i)
 		}
 	}
+}
+
+// keyedBlobs are n versions of Events as a 1,000 x 150 rollout writes
+// them, each keeping its key (as stripEvent lays it out) and padded to an
+// Event version's size, allocated one by one as the store does.
+func keyedBlobs(n int) ([]string, []*blob) {
+	keys, blobs := make([]string, n), make([]*blob, n)
+	pad := strings.Repeat("x", 100)
+	for i := range n {
+		nsName := fmt.Sprintf("default/app-%04d-5d8f9c7b6-%05d.18%014x", i%1000, i/1000, i*977)
+		data := []byte{1, 0}
+		data = binary.AppendUvarint(data, uint64(len(nsName)+1)<<1)
+		data = append(append(append(data, eventPrefix+"/"...), nsName...), pad...)
+		blobs[i] = &blob{data: string(data)}
+		keys[i], _ = blobs[i].eventKey()
+	}
+	return keys, blobs
+}
+
+// BenchmarkRestMapCreate is the cost of filing 765,000 new Events, as
+// many as the 1,000 x 150 benchmark writes, into an empty map: per Event.
+func BenchmarkRestMapCreate(b *testing.B) {
+	keys, blobs := keyedBlobs(765_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		var m restMap
+		for i, key := range keys {
+			m.add(key, blobs[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/Event")
 }

@@ -89,7 +89,7 @@ func (e *ErrCompacted) Error() string {
 type bucket struct {
 	// The current versions by key: typed, or encoded for a kind kept at
 	// rest; one map or the other. Each holds only what its kind needs, so
-	// that a slot is 32 or 16 bytes: there is one for every object.
+	// that a slot is 32 or 12 bytes: there is one for every object.
 	typedObjs map[string]Object
 	rest      restMap
 	atRest    bool     // the kind is kept encoded even while current
@@ -121,6 +121,15 @@ func (b *bucket) at(key string) entry {
 func (b *bucket) put(key string, e entry) {
 	if b.atRest {
 		b.rest.put(key, e.enc)
+	} else {
+		b.typedObjs[key] = e.obj
+	}
+}
+
+// add is put of a key the bucket does not hold: a create.
+func (b *bucket) add(key string, e entry) {
+	if b.atRest {
+		b.rest.add(key, e.enc)
 	} else {
 		b.typedObjs[key] = e.obj
 	}
@@ -271,9 +280,7 @@ func (s *Store) newBucket(k *kinds.Kind) *bucket {
 		return b
 	}
 	b := &bucket{atRest: keptAtRest(k)}
-	if b.atRest {
-		b.rest = newRestMap()
-	} else {
+	if !b.atRest {
 		b.typedObjs = map[string]Object{}
 	}
 	switch {
@@ -465,7 +472,7 @@ func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
 	key := s.keyOf(e)
-	b.put(key, e)
+	b.add(key, e)
 	b.sorted = nil
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
