@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -126,10 +127,45 @@ func TestRecordedEventKeepsWhatItDoesNotRepeat(t *testing.T) {
 	}
 }
 
+// An Event's message that names its object keeps it once, in the key:
+// without the first mention of the object's name, wherever it stands.
+func TestEventMessageKeepsNotItsObjectsName(t *testing.T) {
+	const object = "app-0042-7b576dd48d-2g7mn"
+	for _, c := range []struct {
+		name, object, message string
+		kept                  int // times the blob keeps object's name
+	}{
+		{"inside", object, "Successfully assigned default/" + object + " to node-7", 1},
+		{"first", object, object + " is ready", 1},
+		{"last", object, "Created pod: " + object, 1},
+		{"whole", object, object, 1},
+		{"twice", object, "Killing " + object + ", then " + object, 2},
+		{"absent", object, `Container image "nginx:1.27" already present on machine`, 1},
+		{"empty", object, "", 1},
+		{"another object", "web-1", "Successfully assigned default/" + object + " to node-7", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New()
+			ev := recorded()
+			ev.InvolvedObject.Name, ev.Message = c.object, c.message
+			s.Create(ev, 0) // VerifyEncoding checks it reads back
+			b, _ := getRest(&s.bucket(kinds.Event).rest, kinds.Event.Key(ev.Namespace, ev.Name))
+			if n := strings.Count(b.data, object); n != c.kept {
+				t.Errorf("the blob keeps %q %d times; want %d", object, n, c.kept)
+			}
+			got, _ := s.Lookup(kinds.Event, ev.Namespace, ev.Name)
+			if m := got.(*corev1.Event).Message; m != c.message {
+				t.Errorf("message read back %q; want %q", m, c.message)
+			}
+		})
+	}
+}
+
 // FuzzEventReadsBack writes Events whose fields the input chooses, so that
 // each repetition the store takes out is there or just not there (a name
 // of another object, a uid in capitals, a first time a millisecond off, in
-// another zone, a uid not in canonical form), and checks that each reads back exactly: as JSON,
+// another zone, a uid not in canonical form, a message that names the
+// object or not), and checks that each reads back exactly: as JSON,
 // semantically and zone by zone. `go test -fuzz FuzzEventReadsBack
 // ./engine/store` explores further.
 func FuzzEventReadsBack(f *testing.F) {
@@ -138,6 +174,7 @@ func FuzzEventReadsBack(f *testing.F) {
 	f.Add("", ".1", "", "", "", "", "", uint16(0), uint16(0), byte(3))
 	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(96))
 	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(64))
+	f.Add("web-1", "web-1.1816687ec0570295", "default", "default", "a3836313-52fd-4fce-b186-6faa86e1ccf7", "kubelet", "kubelet", uint16(0), uint16(0), byte(128))
 	f.Fuzz(func(t *testing.T, object, name, ns, objectNS, uid, component, reporting string, firstOff, lastOff uint16, zones byte) {
 		s := New()
 		ev := kinds.Event.New().(*corev1.Event)
@@ -171,6 +208,10 @@ func FuzzEventReadsBack(f *testing.F) {
 			ev.ReportingInstance = component + "-host"
 		}
 		ev.Reason, ev.Count = "Fuzzed", 1
+		ev.Message = component
+		if zones&128 != 0 { // naming the object, perhaps more than once
+			ev.Message = reporting + object + component
+		}
 		// An Event of the same reason before it, that it may be kept as a
 		// delta of.
 		sibling := ev.DeepCopy()
