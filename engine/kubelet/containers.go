@@ -67,7 +67,7 @@ func containerEnv(c *corev1.Container) map[string]string {
 func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	now := k.now()
 	spec := workload.ProcessSpec{Image: c.img, Command: c.spec.Command, Args: c.spec.Args, Env: containerEnv(c.spec),
-		Hostname: p.pod.Name, IP: p.ip}
+		Hostname: p.pod.Name, IP: k.podIP(p)}
 	if lim, ok := c.spec.Resources.Limits[corev1.ResourceMemory]; ok {
 		spec.MemoryLimitBytes = lim.Value()
 	}

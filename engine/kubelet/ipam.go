@@ -104,13 +104,16 @@ func (n *podNetwork) allocate() (string, uint32, bool) {
 		}
 		if !n.inUse(off) {
 			n.setUse(off, true)
-			return formatIPv4(n.base + off), off, true
+			return formatIPv4(n.addr(off)), off, true
 		}
 	}
 	return "", 0, false
 }
 
 func (n *podNetwork) release(off uint32) { n.setUse(off, false) }
+
+// addr is the address at offset off in the range.
+func (n *podNetwork) addr(off uint32) uint32 { return n.base + off }
 
 // rangeString is the host-local plugin's description of the range, for its
 // exhaustion error.
@@ -138,9 +141,19 @@ func parseIPv4(s string) (uint32, error) {
 // allocates for numbers past 99).
 func formatIPv4(v uint32) string {
 	var buf [len("255.255.255.255")]byte
-	b := strconv.AppendUint(buf[:0], uint64(v>>24), 10)
+	return string(appendIPv4(buf[:0], v))
+}
+
+// isIPv4 reports whether s is the dotted quad of v, without making it.
+func isIPv4(s string, v uint32) bool {
+	var buf [len("255.255.255.255")]byte
+	return string(appendIPv4(buf[:0], v)) == s
+}
+
+func appendIPv4(b []byte, v uint32) []byte {
+	b = strconv.AppendUint(b, uint64(v>>24), 10)
 	for shift := 16; shift >= 0; shift -= 8 {
 		b = strconv.AppendUint(append(b, '.'), uint64(v>>shift&0xff), 10)
 	}
-	return string(b)
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -425,5 +426,36 @@ func TestFormatIPv4(t *testing.T) {
 		if got := formatIPv4(tt.v); got != tt.want {
 			t.Errorf("formatIPv4(%#x) = %s; want %s", tt.v, got, tt.want)
 		}
+	}
+}
+
+// A pod's IP is kept as its offset in the node's range: podIP gives the
+// pass's string, else its status's, else a new one, and "" once the
+// sandbox is gone.
+func TestPodIP(t *testing.T) {
+	n, err := newPodNetwork("10.244.3.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Kubelet{net: n}
+	status := func(ip string) *corev1.Pod { return &corev1.Pod{Status: corev1.PodStatus{PodIP: ip}} }
+	for _, tt := range []struct {
+		name string
+		p    podState
+		want string
+	}{
+		{"no sandbox", podState{pod: status("10.244.3.7"), ipOff: 7}, ""},
+		{"the pass's", podState{pod: status(""), ipOff: 7, sandbox: true, slow: &slowStep{ip: "10.244.3.7"}}, "10.244.3.7"},
+		{"the status's", podState{pod: status("10.244.3.7"), ipOff: 7, sandbox: true}, "10.244.3.7"},
+		{"not in status", podState{pod: status(""), ipOff: 12, sandbox: true, slow: &slowStep{}}, "10.244.3.12"},
+		{"another in status", podState{pod: status("10.244.3.7"), ipOff: 70, sandbox: true}, "10.244.3.70"},
+	} {
+		if got := k.podIP(&tt.p); got != tt.want {
+			t.Errorf("%s: podIP = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+	st := status("10.244.3.7")
+	if got := k.podIP(&podState{pod: st, ipOff: 7, sandbox: true}); unsafe.StringData(got) != unsafe.StringData(st.Status.PodIP) {
+		t.Errorf("podIP made a new string; want the status's")
 	}
 }

@@ -184,14 +184,11 @@ type podState struct {
 	ctrs  []ctr  // made once (takeOn): closures and probers keep pointers into it
 
 	startTime sim.Tick
-	ip        string
 
 	slow *slowStep // the slow step op under way, if any
 	next int       // the container the current sync pass is at
 
 	spamTAT sim.Tick // the spam filter's state (allowEvent)
-
-	obj string // "pod/<name>", as the trace names it (podState.object)
 
 	more *podMore // nil until needed (podState.life)
 }
@@ -200,11 +197,19 @@ type podState struct {
 // way: its timer, the image pull it waits for, and the closure that ends
 // it. It is made for the first step of a sync pass and dropped when the
 // pass ends, no step being under way then, so that a running pod keeps
-// none (podState is 128 bytes rather than 144).
+// none.
+//
+// It also keeps, for the pass, the strings its steps repeat: the pod's
+// name as the trace names it, which every step records, and its new IP,
+// which the containers it starts are given before the pod's status shows
+// it. A running pod keeps neither: its IP is in its status (podIP), and a
+// step it takes later makes its name again.
 type slowStep struct {
 	timer *sim.Timer
 	pull  *pullRequest
 	fn    func() // ends a step that waits for a timer (after)
+	obj   string // "pod/<name>" (podState.object)
+	ip    string // the IP of the sandbox the pass created (podIP)
 }
 
 // slowStep is the pod's slowStep, made if it has none yet.
@@ -269,12 +274,36 @@ func (p *podState) peek() *podMore {
 // Kubelet.pods.
 func (p *podState) storeKey() string { return kinds.Pod.Key(p.pod.Namespace, p.pod.Name) }
 
-// object is the pod as the trace names it, "pod/<name>", made once.
+// object is the pod as the trace names it, "pod/<name>": made once for
+// the steps of a sync pass, which share it in the trace.
 func (p *podState) object() string {
-	if p.obj == "" {
-		p.obj = "pod/" + p.pod.Name
+	s := p.slow
+	if s == nil {
+		return "pod/" + p.pod.Name
 	}
-	return p.obj
+	if s.obj == "" {
+		s.obj = "pod/" + p.pod.Name
+	}
+	return s.obj
+}
+
+// podIP is the pod's IP while it has its sandbox, else "". The kubelet
+// keeps only its offset in the node's range (ipOff): the string is the
+// one of the sync pass that created the sandbox, or the one the pod's
+// status holds, which is what a running pod reads (probes, status
+// writes). Only a pod whose status lost it makes it again.
+func (k *Kubelet) podIP(p *podState) string {
+	if !p.sandbox {
+		return ""
+	}
+	if s := p.slow; s != nil && s.ip != "" {
+		return s.ip
+	}
+	v := k.net.addr(p.ipOff)
+	if ip := p.pod.Status.PodIP; ip != "" && isIPv4(ip, v) {
+		return ip
+	}
+	return formatIPv4(v)
 }
 
 // observePod takes one watch event of a pod bound to this node. It only
@@ -347,9 +376,8 @@ func (k *Kubelet) forget(p *podState) {
 }
 
 func (k *Kubelet) releaseIP(p *podState) {
-	if p.ip != "" {
+	if p.sandbox {
 		k.net.release(p.ipOff)
-		p.ip = ""
 	}
 	p.sandbox = false
 }
@@ -418,6 +446,7 @@ func (k *Kubelet) syncPod(p *podState) {
 func (k *Kubelet) admit(p *podState) {
 	pod := p.pod
 	k.takeOn(p)
+	k.slowStep(p) // the pass's first step: its steps share the pod's trace name
 	k.writeStatus(p, "accepted the pod", whyAdmit)
 	if n := len(pod.Spec.InitContainers); n > 0 {
 		names := make([]string, n)
@@ -462,7 +491,7 @@ func (k *Kubelet) complete(p *podState, op opKind) {
 			k.after(p, opSandbox, k.m.cfg.SyncErrorBackOff)
 			return
 		}
-		p.ip, p.ipOff, p.sandbox = ip, off, true
+		p.ipOff, p.sandbox, p.slow.ip = off, true, ip
 		k.step(p, "created the pod sandbox (pause container); pod IP "+ip, whySandbox)
 		p.walking, p.next = true, 0
 	case opPull:
@@ -557,8 +586,8 @@ func (k *Kubelet) walk(p *podState) {
 		return
 	}
 	p.walking = false
-	p.slow = nil // no step is under way (see slowStep)
-	k.writeStatus(p, "", whyStatus)
+	k.writeStatus(p, "", whyStatus) // its step still shares the pass's strings
+	p.slow = nil                    // no step is under way (see slowStep)
 	k.scheduleResync(p)
 }
 
@@ -941,7 +970,7 @@ func (k *Kubelet) podStatus(p *podState) corev1.PodStatus {
 	if st.QOSClass == "" {
 		st.QOSClass = qosClass(pod)
 	}
-	ip := p.ip
+	ip := k.podIP(p)
 	if ip == "" && terminal {
 		ip = old.PodIP // a finished pod keeps the IP it had
 	}

@@ -213,7 +213,7 @@ func (k *Kubelet) stopProbes(c *ctr) {
 // becomes its number, the host is the pod IP.
 func (pr *prober) check() workload.Check {
 	h := &pr.spec.ProbeHandler
-	ch := workload.Check{Host: pr.p.ip, Timeout: pr.timeout}
+	ch := workload.Check{Host: pr.k.podIP(pr.p), Timeout: pr.timeout}
 	port := func(p intstr.IntOrString) int32 {
 		if p.Type == intstr.Int {
 			return p.IntVal
