@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -95,13 +94,7 @@ func (m *Manager) Recover(node string, cause uint64) error {
 	k.nextStatusCheck = now + m.cfg.NodeStatusUpdateFrequency
 	k.heartbeat()
 
-	keys := make([]string, 0, len(k.pods))
-	for key := range k.pods {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		p := k.pods[key]
+	for _, p := range k.pods { // in their store keys' order
 		if !p.queued {
 			// Nothing happened to this pod while the kubelet was away; its
 			// next status report follows from the recovery. A pod that was

@@ -43,7 +43,7 @@ func (m *Manager) findContainer(namespace, pod, container string) (*Kubelet, *po
 	if po.Spec.NodeName == "" || k == nil {
 		return nil, nil, nil, notRunning
 	}
-	p := k.pods[kinds.Pod.Key(namespace, pod)]
+	p := k.pod(namespace, pod)
 	if p == nil || p.terminating {
 		return nil, nil, nil, notRunning
 	}

@@ -40,7 +40,7 @@ type Kubelet struct {
 	stopped    bool
 	startedAt  sim.Tick
 
-	pods        map[string]*podState // by the pod's store key
+	pods        []*podState // in the order of the pods' store keys (podAt)
 	queue       fifo[*podState]
 	startQueued bool
 	hbQueued    bool
@@ -70,7 +70,7 @@ type Kubelet struct {
 
 func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
 	k := &Kubelet{m: m, name: name, comp: "kubelet/" + name, startCause: cause, startQueued: true,
-		pods: map[string]*podState{}, images: newImageStore(), index: -1}
+		images: newImageStore(), index: -1}
 	k.puller.k = k
 	k.hbLabel = k.comp + " lease renewal and node status"
 	k.opLabel = k.comp + " pod step"
@@ -374,9 +374,8 @@ func (k *Kubelet) start() {
 	// Pods bound before the kubelet started (or while it was away).
 	for _, o := range m.env.Store.ByIndex(kinds.Pod, PodNodeIndex, k.name) {
 		pod := o.(*corev1.Pod)
-		key := kinds.Pod.Key(pod.Namespace, pod.Name)
-		if k.pods[key] == nil {
-			k.addPod(key, pod, seq)
+		if i, found := k.podAt(pod.Namespace, pod.Name); !found {
+			k.addPod(i, pod, seq)
 		}
 	}
 }

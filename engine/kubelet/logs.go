@@ -52,7 +52,7 @@ func (m *Manager) Logs(namespace, pod, container string, previous bool) ([]LogLi
 	var c *ctr
 	var p *podState
 	if k := m.kubelets[po.Spec.NodeName]; k != nil {
-		if p = k.pods[kinds.Pod.Key(namespace, pod)]; p != nil {
+		if p = k.pod(namespace, pod); p != nil {
 			for i := range p.ctrs {
 				x := &p.ctrs[i]
 				if x.spec.Name == container {

@@ -1,9 +1,11 @@
 package kubelet
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -310,7 +312,11 @@ func (k *Kubelet) podIP(p *podState) string {
 // notes work: the sync happens in Work.
 func (k *Kubelet) observePod(ev store.Event, pod *corev1.Pod) {
 	k.stats.PodEvents++
-	p := k.pods[ev.Key]
+	i, found := k.podAt(pod.Namespace, pod.Name)
+	var p *podState
+	if found {
+		p = k.pods[i]
+	}
 	if ev.Type == store.Deleted {
 		if p == nil {
 			return
@@ -327,7 +333,7 @@ func (k *Kubelet) observePod(ev store.Event, pod *corev1.Pod) {
 	}
 	if p == nil {
 		if k.started {
-			k.addPod(ev.Key, pod, ev.Cause)
+			k.addPod(i, pod, ev.Cause)
 		}
 		return
 	}
@@ -347,15 +353,56 @@ func equalGrace(a, b *int64) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }
 
-func (k *Kubelet) addPod(key string, pod *corev1.Pod, cause uint64) {
+// addPod takes on a pod, filed at i in Kubelet.pods (podAt).
+func (k *Kubelet) addPod(i int, pod *corev1.Pod, cause uint64) {
 	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		if pod.DeletionTimestamp == nil {
 			return // finished before this kubelet knew it; nothing to run
 		}
 	}
 	p := &podState{pod: pod, cause: cause}
-	k.pods[key] = p
+	k.pods = slices.Insert(k.pods, i, p)
 	k.enqueue(p)
+}
+
+// podAt finds a pod in Kubelet.pods: its index, or where it would go.
+//
+// The kubelet's pods are a list sorted as their store keys are, and found
+// by binary search, rather than a map by store key: a node runs tens of
+// pods, a map of them costs it some 40 bytes a pod more than a list, and
+// a kubelet looks a pod up only for the few watch events that are not its
+// own writes (Manager.echoed takes those). The order is also the one in
+// which a recovering kubelet syncs its pods.
+func (k *Kubelet) podAt(namespace, name string) (int, bool) {
+	return slices.BinarySearchFunc(k.pods, nil, func(p *podState, _ *podState) int {
+		return comparePods(p.pod.Namespace, p.pod.Name, namespace, name)
+	})
+}
+
+// pod is the kubelet's record of a pod, or nil.
+func (k *Kubelet) pod(namespace, name string) *podState {
+	if i, found := k.podAt(namespace, name); found {
+		return k.pods[i]
+	}
+	return nil
+}
+
+// comparePods orders two pods as their store keys ("<namespace>/<name>"
+// after the kind's prefix) sort, without making the keys. Where one
+// namespace begins the other, the shorter one's '/' meets the longer
+// one's next byte, which is never '/' (a namespace is a DNS label).
+func comparePods(ans, aname, bns, bname string) int {
+	if ans == bns {
+		return strings.Compare(aname, bname)
+	}
+	n := min(len(ans), len(bns))
+	if c := strings.Compare(ans[:n], bns[:n]); c != 0 {
+		return c
+	}
+	if len(ans) < len(bns) {
+		return cmp.Compare('/', bns[n])
+	}
+	return cmp.Compare(ans[n], '/')
 }
 
 func (k *Kubelet) forget(p *podState) {
@@ -370,7 +417,9 @@ func (k *Kubelet) forget(p *podState) {
 		r.abandoned = true
 	}
 	k.releaseIP(p)
-	delete(k.pods, p.storeKey())
+	if i, found := k.podAt(p.pod.Namespace, p.pod.Name); found {
+		k.pods = slices.Delete(k.pods, i, i+1)
+	}
 	p.forgotten = true
 	k.forgetHeld(p)
 }

@@ -2,7 +2,14 @@ package kubelet
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
 // A kubelet keeps a podState for every pod it runs; it is 96 bytes, an
@@ -25,5 +32,39 @@ func TestPodStateIs96Bytes(t *testing.T) {
 func TestCtrIs96Bytes(t *testing.T) {
 	if got := reflect.TypeFor[ctr]().Size(); got != 96 {
 		t.Errorf("a ctr is %d bytes; want 96", got)
+	}
+}
+
+// A kubelet's pods are sorted as their store keys are, which comparePods
+// reads from the namespaces and names alone.
+func TestComparePodsIsStoreKeyOrder(t *testing.T) {
+	pods := [][2]string{{"a", "x"}, {"a", "x-1"}, {"a", "y"}, {"a-b", "a"}, {"ab", "a"}, {"a0", "z"}, {"b", ""},
+		{"default", "web-1"}, {"default", "web-10"}, {"default", "web-2"}, {"default-x", "web"}, {"def", "zz"}}
+	for _, a := range pods {
+		for _, b := range pods {
+			want := strings.Compare(kinds.Pod.Key(a[0], a[1]), kinds.Pod.Key(b[0], b[1]))
+			if got := comparePods(a[0], a[1], b[0], b[1]); got != want {
+				t.Errorf("comparePods(%s/%s, %s/%s) = %d; want %d", a[0], a[1], b[0], b[1], got, want)
+			}
+		}
+	}
+	k := &Kubelet{}
+	for _, x := range pods {
+		i, found := k.podAt(x[0], x[1])
+		if found {
+			t.Fatalf("%s/%s found before it was added", x[0], x[1])
+		}
+		k.pods = slices.Insert(k.pods, i, &podState{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: x[0], Name: x[1]}}})
+	}
+	for i, p := range k.pods {
+		if i > 0 && kinds.Pod.Key(k.pods[i-1].pod.Namespace, k.pods[i-1].pod.Name) >= kinds.Pod.Key(p.pod.Namespace, p.pod.Name) {
+			t.Errorf("pods out of order at %d: %s/%s after %s/%s", i, p.pod.Namespace, p.pod.Name, k.pods[i-1].pod.Namespace, k.pods[i-1].pod.Name)
+		}
+		if got := k.pod(p.pod.Namespace, p.pod.Name); got != p {
+			t.Errorf("pod(%s/%s) did not find it", p.pod.Namespace, p.pod.Name)
+		}
+	}
+	if k.pod("a", "nope") != nil {
+		t.Errorf("pod(a/nope) found a pod")
 	}
 }
