@@ -134,13 +134,18 @@ func (c *ctr) logs(now sim.Tick) []LogLine {
 
 // scheduleProcess sets the container's timer to the next thing its
 // process does by itself (a script waking, an exit, the OOM killer, its
-// health endpoint changing its answer).
+// health endpoint changing its answer). A change of answer matters only
+// to the container's probes (processWake pokes them): a container without
+// probes does not wake for it, which spares most containers a closure, a
+// timer and a wake when their server starts serving.
 func (k *Kubelet) scheduleProcess(p *podState, c *ctr) {
 	loop := k.m.env.Loop
 	now := k.now()
 	at, ok := c.proc.Next()
-	if t, changes := c.proc.NextHealthChange(now); changes && (!ok || t < at) {
-		at, ok = t, true
+	if c.probed() {
+		if t, changes := c.proc.NextHealthChange(now); changes && (!ok || t < at) {
+			at, ok = t, true
+		}
 	}
 	if c.procTimer.Pending() {
 		if ok && c.procTimer.At() == at {

@@ -185,6 +185,11 @@ func (k *Kubelet) startProbes(p *podState, c *ctr) {
 	}
 }
 
+// probed reports whether the container has a probe.
+func (c *ctr) probed() bool {
+	return c.peek().probes != [numProbeKinds]*prober{}
+}
+
 // pokeProbes re-arms idle workers after something they look at may have
 // changed.
 func (k *Kubelet) pokeProbes(p *podState, c *ctr) {
