@@ -74,7 +74,6 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	if c.proc != nil {
 		c.life().prevLogs = c.logs(now)
 	}
-	c.startedAt = now
 	if c.more != nil {
 		c.more.broken = [numProbeKinds]bool{}
 		c.more.brokeSeq = [numProbeKinds]uint64{}
@@ -103,12 +102,17 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	}
 	seq := k.step(p, msg, why)
 	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Started", c.shared.startedEvent)
-	c.startSeq = seq
 	if e, exited := proc.Exited(); exited && e.At <= now {
 		k.processExited(p, c, seq)
 		return
 	}
 	k.scheduleProcess(p, c)
+	if c.more != nil {
+		// What wakes for this instance (its process's timer, its probes)
+		// has made the container's ctrMore by now, and follows from the
+		// start. A container without one has nothing that asks.
+		c.more.startSeq = seq
+	}
 	k.startProbes(p, c)
 }
 
@@ -147,30 +151,33 @@ func (k *Kubelet) scheduleProcess(p *podState, c *ctr) {
 			at, ok = t, true
 		}
 	}
-	if c.procTimer.Pending() {
-		if ok && c.procTimer.At() == at {
+	if t := c.peek().procTimer; t.Pending() {
+		if ok && t.At() == at {
 			return
 		}
-		loop.Cancel(c.procTimer)
+		loop.Cancel(t)
 	}
 	if !ok {
-		c.procFn = nil // nothing to wake for: a quiet container keeps no closure
+		if c.more != nil {
+			c.more.procFn = nil // nothing to wake for: a quiet container keeps no closure
+		}
 		return
 	}
-	if c.procFn == nil {
-		c.procFn = func() { k.processWake(p, c) }
+	more := c.life()
+	if more.procFn == nil {
+		more.procFn = func() { k.processWake(p, c) }
 	}
-	c.procTimer = loop.At(at, k.procLabel, c.procFn)
+	more.procTimer = loop.At(at, k.procLabel, more.procFn)
 }
 
 // processWake steps a container's process to now.
 func (k *Kubelet) processWake(p *podState, c *ctr) {
-	c.procTimer = nil
+	c.more.procTimer = nil // its timer made it
 	if c.stage != stageRunning || c.proc == nil || p.terminating || k.stopped {
 		return
 	}
 	if c.proc.Step(k.now()) {
-		k.processExited(p, c, c.startSeq)
+		k.processExited(p, c, c.more.startSeq)
 		return
 	}
 	k.scheduleProcess(p, c)
@@ -183,7 +190,7 @@ func (k *Kubelet) processWake(p *podState, c *ctr) {
 func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 	e, _ := c.proc.Exited()
 	more := c.life()
-	k.m.env.Loop.Cancel(c.procTimer)
+	k.m.env.Loop.Cancel(more.procTimer)
 	k.m.env.Loop.Cancel(more.killTimer)
 	k.stopProbes(c)
 	c.stage = stageExited
@@ -212,9 +219,13 @@ func (k *Kubelet) processExited(p *podState, c *ctr, cause uint64) {
 // to restart or runs again (the instance before moves to prevLast).
 func (c *ctr) recordExit(finishedAt sim.Tick, code int32, reason, message string) {
 	more := c.life()
+	started := finishedAt // a process that failed to start (StartError) ends as it starts
+	if c.proc != nil {
+		started = c.proc.StartedAt()
+	}
 	more.prevLast = more.last
 	more.last = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: message,
-		StartedAt: metav1.NewTime(c.startedAt.Time()), FinishedAt: metav1.NewTime(finishedAt.Time()), ContainerID: c.id}
+		StartedAt: metav1.NewTime(started.Time()), FinishedAt: metav1.NewTime(finishedAt.Time()), ContainerID: c.id}
 }
 
 // shouldRestart is the kubelet's ShouldContainerBeRestarted for an exited
@@ -340,7 +351,7 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Killing", msg)
 	k.stopProbes(c)
 	loop := k.m.env.Loop
-	loop.Cancel(c.procTimer)
+	loop.Cancel(c.peek().procTimer)
 	more.killTimer = loop.At(exitAt, k.procLabel, func() {
 		more.killTimer = nil
 		if p.terminating || k.stopped || c.stage != stageStopping {
@@ -355,7 +366,7 @@ func (k *Kubelet) probeKill(p *podState, c *ctr, kind probeKind, cause uint64) {
 // pending, when the pod goes away.
 func (k *Kubelet) stopContainerTimers(c *ctr) {
 	loop := k.m.env.Loop
-	loop.Cancel(c.procTimer)
+	loop.Cancel(c.peek().procTimer)
 	loop.Cancel(c.peek().killTimer)
 	k.stopProbes(c)
 }

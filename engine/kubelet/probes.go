@@ -202,7 +202,7 @@ func (k *Kubelet) pokeProbes(p *podState, c *ctr) {
 			continue
 		}
 		// A tick at this very instant has had its turn already.
-		pr.arm(max(now+1, c.startedAt+pr.delay))
+		pr.arm(max(now+1, c.proc.StartedAt()+pr.delay))
 	}
 }
 
@@ -259,8 +259,8 @@ func (pr *prober) fire() {
 	if pr.kind == startup && c.started || pr.kind != startup && !c.started {
 		return
 	}
-	if now-c.startedAt < pr.delay {
-		pr.arm(c.startedAt + pr.delay)
+	if now-c.proc.StartedAt() < pr.delay {
+		pr.arm(c.proc.StartedAt() + pr.delay)
 		return
 	}
 	pr.lastAt = now
@@ -279,7 +279,7 @@ func (pr *prober) fire() {
 	if r == resFailure {
 		k.podEvent(p, c, p.cause, corev1.EventTypeWarning, "Unhealthy", name+" probe failed: "+res.Message)
 		if pr.run == 1 {
-			cause := c.startSeq
+			cause := c.more.startSeq
 			if c.peek().broken[pr.kind] {
 				cause = c.more.brokeSeq[pr.kind]
 			}
@@ -316,7 +316,7 @@ func (pr *prober) fire() {
 	case readiness:
 		if !c.ready {
 			c.ready = true
-			cause := c.startSeq
+			cause := c.more.startSeq
 			if s := c.peek().brokeSeq[readiness]; s != 0 {
 				cause = s // healed by the learner
 			}
@@ -325,10 +325,10 @@ func (pr *prober) fire() {
 		}
 	case startup:
 		c.started = true
-		k.maintain(p, c.startSeq, fmt.Sprintf("startup probe of container %s succeeded: liveness and readiness probes start", c.spec.Name), whyStartupDone)
+		k.maintain(p, c.more.startSeq, fmt.Sprintf("startup probe of container %s succeeded: liveness and readiness probes start", c.spec.Name), whyStartupDone)
 		for _, o := range c.more.probes {
 			if o != nil && o.kind != startup {
-				o.arm(max(now, c.startedAt+o.delay))
+				o.arm(max(now, c.proc.StartedAt()+o.delay))
 			}
 		}
 		k.writeStatus(p, "", whyStatus)

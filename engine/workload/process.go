@@ -250,6 +250,9 @@ func (p *Process) Step(now sim.Tick) bool {
 	return p.exited
 }
 
+// StartedAt is when the process started.
+func (p *Process) StartedAt() sim.Tick { return p.start }
+
 // Exited reports how the process ended, once it has.
 func (p *Process) Exited() (Exit, bool) {
 	if !p.exited {

@@ -106,3 +106,17 @@ func TestProcessIs80Bytes(t *testing.T) {
 		t.Errorf("a Process is %d bytes; want 80", got)
 	}
 }
+
+// A process knows when it started: the kubelet keeps no copy of it.
+func TestProcessStartedAt(t *testing.T) {
+	img, _ := DefaultRegistry().Lookup("registry.k8s.io/e2e-test-images/agnhost:2.40")
+	for _, at := range []sim.Tick{0, 7 * sim.Second} {
+		p, err := Start(ProcessSpec{Image: img, Args: []string{"liveness"}}, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.StartedAt(); got != at {
+			t.Errorf("StartedAt = %v; want %v", got, at)
+		}
+	}
+}
