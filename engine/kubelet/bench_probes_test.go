@@ -89,8 +89,8 @@ func BenchmarkProbeRun(b *testing.B) {
 	h := probedCluster(b, 1, 1)
 	k, _ := h.mgr.Kubelet("n1")
 	var pr *prober
-	for _, p := range k.pods {
-		pr = p.ctrs[0].peek().probes[liveness]
+	for _, e := range k.pods {
+		pr = e.p.ctrs[0].peek().probes[liveness]
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

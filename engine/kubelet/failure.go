@@ -94,7 +94,7 @@ func (m *Manager) Recover(node string, cause uint64) error {
 	k.nextStatusCheck = now + m.cfg.NodeStatusUpdateFrequency
 	k.heartbeat()
 
-	for _, p := range k.pods { // in their store keys' order
+	for _, p := range k.podsByKey() {
 		if !p.queued {
 			// Nothing happened to this pod while the kubelet was away; its
 			// next status report follows from the recovery. A pod that was

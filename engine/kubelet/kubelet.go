@@ -40,7 +40,7 @@ type Kubelet struct {
 	stopped    bool
 	startedAt  sim.Tick
 
-	pods        []*podState // in the order of the pods' store keys (podAt)
+	pods        []podEntry // by the hash of the pod's namespace and name (podAt)
 	queue       fifo[*podState]
 	startQueued bool
 	hbQueued    bool
@@ -425,7 +425,8 @@ func (k *Kubelet) stop() {
 	k.stopped = true
 	loop := k.m.env.Loop
 	loop.Cancel(k.hbTimer)
-	for _, p := range k.pods {
+	for _, e := range k.pods {
+		p := e.p
 		loop.Cancel(p.timer())
 		loop.Cancel(p.peek().retry)
 		for i := range p.ctrs {

@@ -321,7 +321,7 @@ func (k *Kubelet) observePod(ev store.Event, pod *corev1.Pod) {
 	i, found := k.podAt(pod.Namespace, pod.Name)
 	var p *podState
 	if found {
-		p = k.pods[i]
+		p = k.pods[i].p
 	}
 	if ev.Type == store.Deleted {
 		if p == nil {
@@ -367,30 +367,72 @@ func (k *Kubelet) addPod(i int, pod *corev1.Pod, cause uint64) {
 		}
 	}
 	p := &podState{pod: pod, cause: cause}
-	k.pods = slices.Insert(k.pods, i, p)
+	k.pods = slices.Insert(k.pods, i, podEntry{podHash(pod.Namespace, pod.Name), p})
 	k.enqueue(p)
 }
 
-// podAt finds a pod in Kubelet.pods: its index, or where it would go.
+// podEntry files a pod in Kubelet.pods under the hash of its namespace
+// and name (podHash).
 //
-// The kubelet's pods are a list sorted as their store keys are, and found
-// by binary search, rather than a map by store key: a node runs tens of
-// pods, a map of them costs it some 40 bytes a pod more than a list, and
-// a kubelet looks a pod up only for the few watch events that are not its
-// own writes (Manager.echoed takes those). The order is also the one in
-// which a recovering kubelet syncs its pods.
+// The kubelet's pods are a list sorted by that hash, found by binary
+// search, rather than a map by store key: a node runs tens of pods, and a
+// map of them costs it some 30 bytes a pod more than a list. The search
+// reads only the list, where one that compared names would read a pod
+// object (and its podState) at every step, each far from the others in a
+// large cluster's heap: only the pod found is read, to tell it from
+// another of the same hash. A kubelet looks a pod up only for the few
+// watch events that are not its own writes (Manager.echoed takes those).
+type podEntry struct {
+	hash uint64
+	p    *podState
+}
+
+// podHash is the FNV-1a hash of "<namespace>/<name>": fixed, so that the
+// list's order is the same in every run.
+func podHash(namespace, name string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(namespace); i++ {
+		h = (h ^ uint64(namespace[i])) * prime
+	}
+	h = (h ^ '/') * prime
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * prime
+	}
+	return h
+}
+
+// podAt finds a pod in Kubelet.pods: its index, or where it would go.
 func (k *Kubelet) podAt(namespace, name string) (int, bool) {
-	return slices.BinarySearchFunc(k.pods, nil, func(p *podState, _ *podState) int {
-		return comparePods(p.pod.Namespace, p.pod.Name, namespace, name)
-	})
+	h := podHash(namespace, name)
+	i, _ := slices.BinarySearchFunc(k.pods, h, func(e podEntry, h uint64) int { return cmp.Compare(e.hash, h) })
+	for j := i; j < len(k.pods) && k.pods[j].hash == h; j++ {
+		if pod := k.pods[j].p.pod; pod.Name == name && pod.Namespace == namespace {
+			return j, true
+		}
+	}
+	return i, false
 }
 
 // pod is the kubelet's record of a pod, or nil.
 func (k *Kubelet) pod(namespace, name string) *podState {
 	if i, found := k.podAt(namespace, name); found {
-		return k.pods[i]
+		return k.pods[i].p
 	}
 	return nil
+}
+
+// podsByKey is the kubelet's pods in the order of their store keys: the
+// order in which a recovering kubelet syncs them.
+func (k *Kubelet) podsByKey() []*podState {
+	out := make([]*podState, len(k.pods))
+	for i, e := range k.pods {
+		out[i] = e.p
+	}
+	slices.SortFunc(out, func(a, b *podState) int {
+		return comparePods(a.pod.Namespace, a.pod.Name, b.pod.Namespace, b.pod.Name)
+	})
+	return out
 }
 
 // comparePods orders two pods as their store keys ("<namespace>/<name>"

@@ -36,9 +36,10 @@ func TestCtrIs64Bytes(t *testing.T) {
 	}
 }
 
-// A kubelet's pods are sorted as their store keys are, which comparePods
-// reads from the namespaces and names alone.
-func TestComparePodsIsStoreKeyOrder(t *testing.T) {
+// A kubelet finds its pods by namespace and name, and lists them in the
+// order of their store keys, which comparePods reads from the namespaces
+// and names alone.
+func TestPodsByKey(t *testing.T) {
 	pods := [][2]string{{"a", "x"}, {"a", "x-1"}, {"a", "y"}, {"a-b", "a"}, {"ab", "a"}, {"a0", "z"}, {"b", ""},
 		{"default", "web-1"}, {"default", "web-10"}, {"default", "web-2"}, {"default-x", "web"}, {"def", "zz"}}
 	for _, a := range pods {
@@ -55,14 +56,29 @@ func TestComparePodsIsStoreKeyOrder(t *testing.T) {
 		if found {
 			t.Fatalf("%s/%s found before it was added", x[0], x[1])
 		}
-		k.pods = slices.Insert(k.pods, i, &podState{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: x[0], Name: x[1]}}})
+		k.pods = slices.Insert(k.pods, i, podEntry{podHash(x[0], x[1]), &podState{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: x[0], Name: x[1]}}}})
 	}
-	for i, p := range k.pods {
-		if i > 0 && kinds.Pod.Key(k.pods[i-1].pod.Namespace, k.pods[i-1].pod.Name) >= kinds.Pod.Key(p.pod.Namespace, p.pod.Name) {
-			t.Errorf("pods out of order at %d: %s/%s after %s/%s", i, p.pod.Namespace, p.pod.Name, k.pods[i-1].pod.Namespace, k.pods[i-1].pod.Name)
+	// A pod filed after another of the same hash is found.
+	twin := &podState{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "twin"}}}
+	decoy := &podState{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "decoy"}}}
+	h := podHash("default", "twin")
+	i, _ := k.podAt("default", "twin")
+	k.pods = slices.Insert(k.pods, i, podEntry{h, decoy}, podEntry{h, twin})
+	if got := k.pod("default", "twin"); got != twin {
+		t.Errorf("pod(default/twin) did not find it beside another of its hash")
+	}
+	byKey := k.podsByKey()
+	if len(byKey) != len(pods)+2 {
+		t.Fatalf("podsByKey lists %d pods; want %d", len(byKey), len(pods)+2)
+	}
+	for i, p := range byKey {
+		if i > 0 && kinds.Pod.Key(byKey[i-1].pod.Namespace, byKey[i-1].pod.Name) >= kinds.Pod.Key(p.pod.Namespace, p.pod.Name) {
+			t.Errorf("pods out of order at %d: %s/%s after %s/%s", i, p.pod.Namespace, p.pod.Name, byKey[i-1].pod.Namespace, byKey[i-1].pod.Name)
 		}
-		if got := k.pod(p.pod.Namespace, p.pod.Name); got != p {
-			t.Errorf("pod(%s/%s) did not find it", p.pod.Namespace, p.pod.Name)
+		if p != twin && p != decoy {
+			if got := k.pod(p.pod.Namespace, p.pod.Name); got != p {
+				t.Errorf("pod(%s/%s) did not find it", p.pod.Namespace, p.pod.Name)
+			}
 		}
 	}
 	if k.pod("a", "nope") != nil {
