@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -50,21 +51,20 @@ type Exit struct {
 // there.
 //
 // A cluster runs one per container, so it keeps only what it needs after
-// the start: the hostname and IP (for logs), not the whole ProcessSpec.
-// Its end is a time, a code and a flag, not an Exit (the code and the flag
-// say the reason) beside a time for the OOM killer. What only some need
-// (an environment, a shell script, a filesystem) is in its processMore:
-// 80 bytes, an allocator size class, rather than 96.
+// the start: the hostname and IP (for logs), not the whole ProcessSpec,
+// and the IP as its four bytes. Its end is a time, a code and a flag, not
+// an Exit (the code and the flag say the reason) beside a time for the
+// OOM killer. What only some need (an environment, a shell script, a
+// filesystem, a stop) is in its processMore: 64 bytes, an allocator size
+// class, rather than 80.
 type Process struct {
-	hostname, ip string
-	start        sim.Tick
+	hostname string
+	start    sim.Tick
 	// mode is what the image's own program does (or the selected
 	// sub-command). It is shared with the image and read-only: a process
 	// that needs another one gets its own copy.
 	mode *Mode
 	more *processMore // nil until needed (Process.life)
-
-	stopAt sim.Tick // when the stop signal was sent; -1: not yet
 
 	// How the process ends (Exited). An image's own program knows from
 	// the start whether and when it will end, by itself or by the OOM
@@ -72,11 +72,15 @@ type Process struct {
 	// exits, and any process when it is killed.
 	exitAt   sim.Tick
 	exitCode int32
-	oom      bool // the end is the OOM killer's: reason OOMKilled
-	exited   bool
 
-	own    bool // running the image's own program (not a shell script)
-	silent bool // the command was overridden by one we cannot know: prints nothing
+	ip4 [4]byte // the pod IP, if it is an IPv4 address (hasIP4); else processMore.ip
+
+	oom     bool // the end is the OOM killer's: reason OOMKilled
+	exited  bool
+	own     bool // running the image's own program (not a shell script)
+	silent  bool // the command was overridden by one we cannot know: prints nothing
+	hasIP4  bool
+	stopped bool // the stop signal was sent (processMore.stopAt)
 }
 
 // processMore is what only some processes need. A server started without
@@ -91,6 +95,10 @@ type processMore struct {
 	// (a shell command, an exec probe): a server nobody execs into never
 	// pays for one, and a filesystem made later is the same fresh one.
 	fs *shell.FS
+	// ip is a pod IP that is not an IPv4 address (Process.ip4): kept as
+	// given.
+	ip     string
+	stopAt sim.Tick // when the stop signal was sent (Process.stopped), for the logs
 }
 
 // life is the process's processMore, made if it has none yet: for writes.
@@ -116,7 +124,12 @@ func (p *Process) peek() *processMore {
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 	img := spec.Image
-	p := &Process{hostname: spec.Hostname, ip: spec.IP, start: now, stopAt: -1, mode: img.ownMode()}
+	p := &Process{hostname: spec.Hostname, start: now, mode: img.ownMode()}
+	if a, err := netip.ParseAddr(spec.IP); err == nil && a.Is4() {
+		p.ip4, p.hasIP4 = a.As4(), true // String gives spec.IP back: ParseAddr takes only the canonical form
+	} else if spec.IP != "" {
+		p.life().ip = spec.IP
+	}
 	if spec.Env != nil {
 		p.life().env = spec.Env
 	}
@@ -288,9 +301,17 @@ func (p *Process) StopBehavior() Behavior {
 
 // Stop records that the stop signal was sent at now (for the logs).
 func (p *Process) Stop(now sim.Tick) {
-	if p.stopAt < 0 {
-		p.stopAt = now
+	if !p.stopped {
+		p.life().stopAt, p.stopped = now, true
 	}
+}
+
+// ip is the pod IP the process was started with.
+func (p *Process) ip() string {
+	if p.hasIP4 {
+		return netip.AddrFrom4(p.ip4).String()
+	}
+	return p.peek().ip
 }
 
 // Shell reports whether the process is a simulated shell script.
@@ -339,25 +360,27 @@ func (p *Process) Logs(now sim.Tick) []PrintedLine {
 	if p.silent {
 		return nil
 	}
+	ip := p.ip()
 	emit := func(from, until sim.Tick, lines []LogLine) {
 		for _, l := range lines {
 			t := from + l.After
 			if t > until {
 				break
 			}
-			out = append(out, PrintedLine{T: t, Text: Render(l.Text, t, p.ip, p.hostname)})
+			out = append(out, PrintedLine{T: t, Text: Render(l.Text, t, ip, p.hostname)})
 		}
 	}
+	m := p.peek()
 	runEnd := end
-	if p.stopAt >= 0 {
-		runEnd = min(runEnd, p.stopAt)
+	if p.stopped {
+		runEnd = min(runEnd, m.stopAt)
 	}
 	emit(p.start, runEnd, p.mode.Logs)
 	if b := p.mode.Behavior; b.Exits {
 		emit(p.start, runEnd, b.ExitLogs)
 	}
-	if p.stopAt >= 0 {
-		emit(p.stopAt, end, p.mode.Behavior.StopLogs)
+	if p.stopped {
+		emit(m.stopAt, end, p.mode.Behavior.StopLogs)
 	}
 	return out
 }

@@ -97,13 +97,36 @@ func TestProcessExits(t *testing.T) {
 	}
 }
 
-// A cluster runs a Process for every container; it is 80 bytes, an
-// allocator size class (the next is 96), with no padding left: a field
-// more costs 16 bytes a container unless another one goes, or moves to
-// processMore if only some processes need it.
-func TestProcessIs80Bytes(t *testing.T) {
-	if got := reflect.TypeFor[Process]().Size(); got != 80 {
-		t.Errorf("a Process is %d bytes; want 80", got)
+// A cluster runs a Process for every container; it is 64 bytes, an
+// allocator size class (the next is 80), with 2 bytes of padding left: a
+// field more costs 16 bytes a container unless another one goes, or moves
+// to processMore if only some processes need it.
+func TestProcessIs64Bytes(t *testing.T) {
+	if got := reflect.TypeFor[Process]().Size(); got != 64 {
+		t.Errorf("a Process is %d bytes; want 64", got)
+	}
+}
+
+// What only some processes need is 48 bytes, an allocator size class (the
+// next is 64).
+func TestProcessMoreIs48Bytes(t *testing.T) {
+	if got := reflect.TypeFor[processMore]().Size(); got != 48 {
+		t.Errorf("a processMore is %d bytes; want 48", got)
+	}
+}
+
+// A process keeps an IPv4 pod IP as its four bytes, and any other as it
+// was given; its logs show it as given.
+func TestProcessIP(t *testing.T) {
+	img, _ := DefaultRegistry().Lookup("registry.k8s.io/e2e-test-images/agnhost:2.40")
+	for _, ip := range []string{"10.244.3.7", "0.0.0.0", "255.255.255.255", "", "fd00::1", "::ffff:10.0.0.1", "010.1.1.1"} {
+		p, err := Start(ProcessSpec{Image: img, IP: ip}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.ip(); got != ip {
+			t.Errorf("ip() = %q; want %q", got, ip)
+		}
 	}
 }
 
