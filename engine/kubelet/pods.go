@@ -366,9 +366,27 @@ func (k *Kubelet) addPod(i int, pod *corev1.Pod, cause uint64) {
 			return // finished before this kubelet knew it; nothing to run
 		}
 	}
-	p := &podState{pod: pod, cause: cause}
+	var p *podState
+	if len(pod.Spec.Containers) == 1 {
+		x := &podWithCtr{}
+		p = &x.p
+		p.ctrs = x.c[:0]
+	} else {
+		p = &podState{}
+	}
+	p.pod, p.cause = pod, cause
 	k.pods = slices.Insert(k.pods, i, podEntry{podHash(pod.Namespace, pod.Name), p})
 	k.enqueue(p)
+}
+
+// podWithCtr is a pod of one container, the usual kind, as the kubelet
+// keeps it: its podState and its ctr in one allocation (takeOn takes the
+// ctr), which costs as many bytes as two (160, an allocator size class),
+// one allocation fewer, and puts the container beside the pod, where a
+// sync reads both.
+type podWithCtr struct {
+	p podState
+	c [1]ctr
 }
 
 // podEntry files a pod in Kubelet.pods under the hash of its namespace
@@ -561,7 +579,11 @@ func (k *Kubelet) takeOn(p *podState) {
 	pod := p.pod
 	p.admitted = true
 	p.startTime = k.now()
-	p.ctrs = make([]ctr, len(pod.Spec.Containers))
+	if n := len(pod.Spec.Containers); cap(p.ctrs) == n {
+		p.ctrs = p.ctrs[:n] // made with the podState (podWithCtr)
+	} else {
+		p.ctrs = make([]ctr, n)
+	}
 	for i := range p.ctrs {
 		c := &p.ctrs[i]
 		c.spec = &pod.Spec.Containers[i]

@@ -36,6 +36,14 @@ func TestCtrIs64Bytes(t *testing.T) {
 	}
 }
 
+// A pod of one container keeps its podState and its ctr in one block of
+// an allocator size class.
+func TestPodWithCtrIs160Bytes(t *testing.T) {
+	if got := reflect.TypeFor[podWithCtr]().Size(); got != 160 {
+		t.Errorf("a podWithCtr is %d bytes; want 160", got)
+	}
+}
+
 // A kubelet finds its pods by namespace and name, and lists them in the
 // order of their store keys, which comparePods reads from the namespaces
 // and names alone.
