@@ -79,8 +79,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		c.more.brokeSeq = [numProbeKinds]uint64{}
 	}
 	c.ready, c.started = false, false
-	proc, err := workload.Start(spec, now)
-	if err != nil {
+	if err := c.run.Start(spec, now); err != nil {
 		c.proc = nil
 		c.stage = stageExited
 		c.recordExit(now, 128, workload.ReasonStartError, err.Error())
@@ -89,7 +88,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 		c.life().exitSeq = seq
 		return
 	}
-	c.proc = proc
+	c.proc = &c.run
 	c.stage = stageRunning
 	c.started = c.spec.StartupProbe == nil
 	msg := c.shared.startedStep
@@ -102,7 +101,7 @@ func (k *Kubelet) startProcess(p *podState, c *ctr) {
 	}
 	seq := k.step(p, msg, why)
 	k.podEvent(p, c, seq, corev1.EventTypeNormal, "Started", c.shared.startedEvent)
-	if e, exited := proc.Exited(); exited && e.At <= now {
+	if e, exited := c.proc.Exited(); exited && e.At <= now {
 		k.processExited(p, c, seq)
 		return
 	}

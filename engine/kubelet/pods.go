@@ -68,8 +68,8 @@ const (
 // container needs only once something happens to it (a waiting reason
 // other than ContainerCreating, a stop, an exit, probes, back-offs, a
 // process that wakes by itself) is in its ctrMore, so that a quiet
-// container is 64 bytes rather than 272. When its instance started is its
-// process's (workload.Process.StartedAt).
+// container is 128 bytes, its process included. When its instance
+// started is its process's (workload.Process.StartedAt).
 type ctr struct {
 	spec   *corev1.Container
 	shared *ctrShared      // spec.Image parsed, its messages: shared with every container of its name and image
@@ -77,10 +77,13 @@ type ctr struct {
 	id     string          // containerd://...
 
 	// The process of the current (or last) instance (containers.go,
-	// probes.go); nil before the first start and after a StartError.
+	// probes.go): run, or nil before the first start and after a
+	// StartError. Each start starts run anew, in place.
 	proc *workload.Process
 
 	more *ctrMore // nil until needed (ctr.life)
+
+	run workload.Process
 
 	// The small fields last, packed together.
 	restarts   int32
@@ -380,10 +383,10 @@ func (k *Kubelet) addPod(i int, pod *corev1.Pod, cause uint64) {
 }
 
 // podWithCtr is a pod of one container, the usual kind, as the kubelet
-// keeps it: its podState and its ctr in one allocation (takeOn takes the
-// ctr), which costs as many bytes as two (160, an allocator size class),
-// one allocation fewer, and puts the container beside the pod, where a
-// sync reads both.
+// keeps it: its podState and its ctr (with its process) in one
+// allocation (takeOn takes the ctr), which costs as many bytes as two
+// (224, an allocator size class), one allocation fewer, and puts the
+// container beside the pod, where a sync reads both.
 type podWithCtr struct {
 	p podState
 	c [1]ctr

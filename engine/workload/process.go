@@ -123,8 +123,20 @@ func (p *Process) peek() *processMore {
 // Start starts a process at now; it fails with a *StartError if the
 // command is not in the image.
 func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
+	p := &Process{}
+	if err := p.Start(spec, now); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Start starts a process at now in p's place, as the function Start
+// does, and forgets the one p was: a caller that keeps a Process with each
+// container (the kubelet) makes none per start. After an error, p is no
+// process.
+func (p *Process) Start(spec ProcessSpec, now sim.Tick) error {
 	img := spec.Image
-	p := &Process{hostname: spec.Hostname, start: now, mode: img.ownMode()}
+	*p = Process{hostname: spec.Hostname, start: now, mode: img.ownMode()}
 	if a, err := netip.ParseAddr(spec.IP); err == nil && a.Is4() {
 		p.ip4, p.hasIP4 = a.As4(), true // String gives spec.IP back: ParseAddr takes only the canonical form
 	} else if spec.IP != "" {
@@ -149,13 +161,13 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 		isShell := name == "sh" || name == "ash" || name == "bash" || shell.Known(name)
 		switch {
 		case isShell && img.Behavior.NoShell:
-			return nil, &StartError{Executable: argv[0]}
+			return &StartError{Executable: argv[0]}
 		case isShell:
 			env := shell.Env{Hostname: spec.Hostname, Vars: spec.Env}
 			m, _ := shell.NewCommand(argv, p.FS(), env)
 			p.life().sh = m
 		case img.Behavior.ShellImage:
-			return nil, &StartError{Executable: argv[0]}
+			return &StartError{Executable: argv[0]}
 		default:
 			// Another program of the image (nginx -g 'daemon off;', python
 			// app.py): it behaves as the image's server, and kubeloop
@@ -183,7 +195,7 @@ func Start(spec ProcessSpec, now sim.Tick) (*Process, error) {
 		}
 	}
 	p.run(now)
-	return p, nil
+	return nil
 }
 
 func hasMode(img *Image, arg string) bool {

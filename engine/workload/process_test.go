@@ -143,3 +143,29 @@ func TestProcessStartedAt(t *testing.T) {
 		}
 	}
 }
+
+// A Process started again in place is the new process alone: nothing of
+// the one it was (its stop, its end, its shell) stays.
+func TestProcessStartsAgainInPlace(t *testing.T) {
+	r := DefaultRegistry()
+	agn, _ := r.Lookup("registry.k8s.io/e2e-test-images/agnhost:2.40")
+	busybox, _ := r.Lookup("busybox:1.37")
+	var p Process
+	if err := p.Start(ProcessSpec{Image: busybox, Command: []string{"sh", "-c", "exit 3"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop(sim.Second)
+	if e, ok := p.Exited(); !ok || e.Code != 3 {
+		t.Fatalf("script: exit %+v, %t; want code 3", e, ok)
+	}
+	if err := p.Start(ProcessSpec{Image: agn, Args: []string{"liveness"}, IP: "10.244.0.5"}, 5*sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Exited(); ok || p.Shell() || p.stopped || p.StartedAt() != 5*sim.Second || p.ip() != "10.244.0.5" {
+		t.Errorf("restarted in place: exited %t, shell %t, stopped %t, started %v, ip %q; want a fresh agnhost at 5s",
+			ok, p.Shell(), p.stopped, p.StartedAt(), p.ip())
+	}
+	if err := p.Start(ProcessSpec{Image: busybox, Command: []string{"nope"}}, 6*sim.Second); err == nil {
+		t.Errorf("started a command the image lacks")
+	}
+}
