@@ -170,8 +170,9 @@ func (c *ctr) setWaiting(reason, message string) {
 
 // podState is the kubelet's record of one pod bound to its node.
 //
-// It does not keep the pod's store key: Kubelet.pods files it under that
-// key, which a pod needs again only when it goes (podState.storeKey).
+// It does not keep the pod's store key: Kubelet.pods files it by its
+// namespace and name (podEntry), and only a panic's message names the key
+// (podState.storeKey).
 type podState struct {
 	pod *corev1.Pod // the latest version seen; shared and read-only
 
@@ -281,8 +282,7 @@ func (p *podState) peek() *podMore {
 	return p.more
 }
 
-// storeKey is the key the pod is filed under in the store, and in
-// Kubelet.pods.
+// storeKey is the key the pod is filed under in the store.
 func (p *podState) storeKey() string { return kinds.Pod.Key(p.pod.Namespace, p.pod.Name) }
 
 // object is the pod as the trace names it, "pod/<name>": made once for

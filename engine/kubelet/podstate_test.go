@@ -17,8 +17,8 @@ import (
 // next class is 112): keep a new one with the packed small fields, put
 // one that only some pods need in podMore (or one that only a slow step
 // needs in slowStep), or drop one that something else already says (the
-// retry's time is its timer's, the store key is Kubelet.pods's, the IP
-// string is the pod status's).
+// retry's time is its timer's, the store key is made from the pod's
+// namespace and name, the IP string is the pod status's).
 func TestPodStateIs96Bytes(t *testing.T) {
 	if got := reflect.TypeFor[podState]().Size(); got != 96 {
 		t.Errorf("a podState is %d bytes; want 96", got)
