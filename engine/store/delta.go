@@ -48,15 +48,29 @@ type refIndex struct {
 }
 
 func newRefIndex(body string) *refIndex {
+	r := new(refIndex)
+	r.index(body)
+	return r
+}
+
+// index makes r the index of body, reusing r's table if it is large
+// enough (the store indexes a version's own reference in one scratch
+// index for each diff, see againstOwn).
+func (r *refIndex) index(body string) {
 	bits := 6
 	for 1<<bits < len(body) {
 		bits++
 	}
-	r := &refIndex{body: body, table: make([]int32, 1<<bits), shift: uint8(32 - bits)}
+	if cap(r.table) >= 1<<bits {
+		r.table = r.table[:1<<bits]
+		clear(r.table)
+	} else {
+		r.table = make([]int32, 1<<bits)
+	}
+	r.body, r.shift = body, uint8(32-bits)
 	for p := len(body) - deltaGram; p >= 0; p-- {
 		r.table[hashGram(gramAt(body[p:]))>>r.shift] = int32(p + 1)
 	}
-	return r
 }
 
 // gramOf is the deltaGram bytes at the start of b as a number, gramAt

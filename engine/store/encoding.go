@@ -53,8 +53,9 @@ import (
 // changes, is kept apart so that metadata compares equal.
 //
 // What a version keeps is then most often kept as a delta against another
-// object's version of the same shape (see delta.go): a base says which
-// fields a version keeps, a reference how few bytes they take.
+// object's version of the same shape, or against an earlier status of the
+// same object (see delta.go and ownReference): a base says which fields a
+// version keeps, a reference how few bytes they take.
 type blob struct {
 	// data is a header byte (bit 0 set if the object carried its
 	// TypeMeta, which protobuf leaves to the envelope; for an Event, the
@@ -343,7 +344,14 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 		key.reason = ev.Reason
 	}
 	kept := body
-	if ref, d := s.compress(key, body); ref != nil {
+	own, ref, d := s.againstOwn(k, b, header, base, body)
+	if ref == nil {
+		ref, d = s.compress(key, body)
+		if own && ref != nil && len(d) > len(body)/ownShare {
+			ref = nil // kept whole: the reference for the object's next statuses
+		}
+	}
+	if ref != nil {
 		b.ref, kept = ref, d
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
@@ -369,6 +377,55 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 		verifyRoundTrip(k, obj, b)
 	}
 	return b
+}
+
+// A status that one controller writes again and again (a Deployment's, as
+// its pods become ready) differs from the same object's earlier one in a
+// few counts and times, while from another object's status of the same
+// shape it differs also in the names its conditions' messages hold: a
+// Deployment's status left ninety bytes against a shared reference and
+// leaves fifteen to thirty against its own. So an object's status-only
+// version whose previous version kept its status alone too is kept as a
+// delta only if some reference, its own first (see ownReference), leaves
+// at most an ownShare of it; else it is kept whole, and its object's next
+// statuses are deltas against it. Chains of deltas stay one long: an own
+// reference is kept whole.
+const ownShare = 8
+
+// ownReference is the version, kept whole, that b, a version with header
+// header whose previous version is prev, may be a delta against: prev, or
+// what prev is a delta against, if it is a whole status-only version of
+// the same object (the same base, the same header). own says whether b
+// and prev are status-only versions of one object, so that b is its own
+// reference's successor if it finds none that serves.
+func ownReference(b *blob, header byte, prev *blob) (ref *blob, own bool) {
+	same := func(v *blob) bool { return v != nil && v.base == b.base && v.data[0] == header }
+	if b.base == nil || header&(keepsSpec|sharedSpec) != 0 || !same(prev) {
+		return nil, false
+	}
+	switch {
+	case prev.ref == nil:
+		return prev, true
+	case same(prev.ref):
+		return prev.ref, true
+	}
+	return nil, true
+}
+
+// againstOwn returns a delta of body, what b keeps, against b's own
+// reference (see ownReference) if it leaves at most an ownShare of body,
+// and whether b has an own reference or should become one.
+func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body []byte) (own bool, ref *blob, d []byte) {
+	ref, own = ownReference(b, header, prev)
+	if ref == nil || len(body) < minDeltaOf {
+		return own, nil, nil
+	}
+	s.ownIdx.index(ref.data[ref.bodyAt(k):])
+	s.deltaBuf = s.ownIdx.diff(s.deltaBuf[:0], body)
+	if len(s.deltaBuf) > len(body)/ownShare {
+		return own, nil, nil
+	}
+	return own, ref, s.deltaBuf
 }
 
 // sameAsBase says whether enc, the encoding of a version whose spec and

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -420,12 +421,8 @@ func TestVersionsAreDeltasOfOtherObjects(t *testing.T) {
 		s.Create(ev, 0)
 		want = append(want, p, next, last, ev)
 	}
-	s.Seal(s.Rev())
-	evs, _ := s.Since(start)
 	whole, deltas, kept := 0, 0, 0
-	for i, e := range evs {
-		sameJSON(t, "a version", e.Object, want[i])
-		b := e.obj
+	for i, b := range sealedVersions(t, s, start, want) {
 		if b == nil { // the current version of a pod is typed
 			continue
 		}
@@ -445,6 +442,21 @@ func TestVersionsAreDeltasOfOtherObjects(t *testing.T) {
 	if avg := kept / max(deltas, 1); avg > 64 {
 		t.Errorf("a delta keeps %d bytes on average; want at most 64", avg)
 	}
+}
+
+// sealedVersions seals s's history, checks that the writes after start
+// read back as want, and returns the versions they wrote, encoded (nil for
+// one still typed).
+func sealedVersions(t *testing.T, s *Store, start int64, want []Object) []*blob {
+	t.Helper()
+	s.Seal(s.Rev())
+	evs, _ := s.Since(start)
+	blobs := make([]*blob, len(evs))
+	for i, e := range evs {
+		sameJSON(t, "a version", e.Object, want[i])
+		blobs[i] = e.obj
+	}
+	return blobs
 }
 
 // A shape of version keeps refWays references, the most useful first, and
@@ -564,5 +576,73 @@ func TestTimesReadBack(t *testing.T) {
 			got.Status.Conditions[0].LastTransitionTime.Time != p.Status.Conditions[0].LastTransitionTime.Time {
 			t.Errorf("time %v decoded as %v, %v", tm, got.Status.StartTime, got.Status.Conditions[0].LastTransitionTime)
 		}
+	}
+}
+
+// A Deployment's status, written again and again as its pods become
+// ready, is kept as a delta against an earlier status of its own (which
+// is kept whole), not against another Deployment's, whose messages name
+// another ReplicaSet; a status unlike both starts a new own reference.
+// Every version reads back.
+func TestStatusWritesAreDeltasOfTheirOwn(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	status := func(d *appsv1.Deployment, ready int32, msg string) {
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 150, UpdatedReplicas: 150,
+			ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: 150 - ready}
+		for _, c := range []struct {
+			typ       appsv1.DeploymentConditionType
+			reason, m string
+		}{
+			{appsv1.DeploymentAvailable, "MinimumReplicasUnavailable", "Deployment does not have minimum availability."},
+			{appsv1.DeploymentProgressing, "ReplicaSetUpdated", fmt.Sprintf(msg, d.Name+"-7d9f8c6b5")},
+		} {
+			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{Type: c.typ, Status: corev1.ConditionTrue,
+				Reason: c.reason, Message: c.m, LastUpdateTime: at(1000 + int(ready)*7), LastTransitionTime: at(1000)})
+		}
+	}
+	var want []Object
+	const writes = 40
+	for i := range 3 {
+		d := kinds.Deployment.New().(*appsv1.Deployment)
+		d.Namespace, d.Name, d.CreationTimestamp = "default", fmt.Sprintf("app-%04d", i), at(1000)
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27"}}
+		s.Create(d, 0)
+		want = append(want, d)
+		for step := range writes {
+			next := want[len(want)-1].(*appsv1.Deployment).DeepCopy()
+			msg := "ReplicaSet %q is progressing."
+			if step >= writes/2 {
+				msg = "ReplicaSet %q has successfully progressed." // unlike the own reference: a new one
+			}
+			status(next, int32(step), msg)
+			if _, err := s.UpdateStatusOnly(next, 0); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, next)
+		}
+	}
+	kept, deltas, owns := 0, 0, 0
+	for i, b := range sealedVersions(t, s, start, want) {
+		if b == nil || b.base == nil || b.from() != 3 || b.ref == nil {
+			continue // the current version, the first, and those kept whole
+		}
+		if b.ref.ref != nil {
+			t.Errorf("version %d is a delta of a delta", i)
+		}
+		deltas++
+		kept += len(b.data)
+		if b.ref.base == b.base {
+			owns++
+		}
+	}
+	// Per Deployment: the first status against the created version's
+	// base, the second whole, the third on against it until the message
+	// changes, which is kept whole again.
+	if wantOwn := 3 * (writes - 5); owns < wantOwn || deltas > owns+3 {
+		t.Errorf("%d status versions are deltas, %d of them against their own object's; want %d of %d", deltas, owns, wantOwn, 3*(writes-3))
+	}
+	if avg := kept / max(deltas, 1); avg > 24 {
+		t.Errorf("a status delta keeps %d bytes on average; want at most 24", avg)
 	}
 }

@@ -252,6 +252,7 @@ type Store struct {
 	bodyBuf    []byte                  // scratch for encoding
 	cmpBuf     []byte                  // scratch for encoding
 	deltaBuf   []byte                  // scratch for encoding
+	ownIdx     refIndex                // scratch for encoding: the index of a version's own reference
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
