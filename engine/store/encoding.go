@@ -340,8 +340,13 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	body = append(body, enc...)
 	s.bodyBuf = body
 	key := refKey{k: k, header: header}
-	if isEvent {
-		key.reason = ev.Reason
+	switch o := obj.(type) {
+	case *corev1.Event:
+		key.family = o.Reason
+	case *corev1.Pod:
+		if header&sharedSpec != 0 {
+			key.family = o.GenerateName
+		}
 	}
 	kept := body
 	own, ref, d := s.againstOwn(k, b, header, base, body)

@@ -646,3 +646,48 @@ func TestStatusWritesAreDeltasOfTheirOwn(t *testing.T) {
 		t.Errorf("a status delta keeps %d bytes on average; want at most 24", avg)
 	}
 }
+
+// A new pod's version is a delta against a pod of its own workload, not
+// of another one interleaved with it, whose names, labels and owner all
+// differ: one whole pod for each workload, and the rest small deltas.
+func TestNewPodsAreDeltasOfTheirWorkloads(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	var want []Object
+	for i := range 40 {
+		app := []string{"api", "web"}[i%2]
+		rs := app + "-7d9f8c6b5"
+		p := typedPod(fmt.Sprintf("%s-%05d", rs, i))
+		p.GenerateName, p.UID = rs+"-", types.UID(fmt.Sprintf("9fe6992d-c808-4e10-a1a4-%012d", i))
+		p.Labels = map[string]string{"app": app, "pod-template-hash": "7d9f8c6b5"}
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs,
+			UID: types.UID(fmt.Sprintf("0b5f2b9e-8d7c-4f6a-9e1b-%012d", i%2))}}
+		s.Create(p, 0)
+		next := p.DeepCopy()
+		next.Spec.NodeName = "node-1"
+		if _, err := s.Update(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p, next)
+	}
+	whole, kept := 0, 0
+	for i, b := range sealedVersions(t, s, start, want) {
+		if i%2 == 1 {
+			continue // a bound pod's version
+		}
+		if b.ref == nil {
+			whole++
+			continue
+		}
+		kept += len(b.data)
+		if got := b.ref.decode(kinds.Pod).GetGenerateName(); got != want[i].GetGenerateName() {
+			t.Errorf("new pod %s is a delta of a pod of %s", want[i].GetName(), got)
+		}
+	}
+	if whole != 2 {
+		t.Errorf("%d new pods kept whole; want one for each workload", whole)
+	}
+	if avg := kept / max(20-whole, 1); avg > 64 {
+		t.Errorf("a new pod's delta keeps %d bytes on average; want at most 64", avg)
+	}
+}
