@@ -42,8 +42,8 @@ const (
 // refIndex finds where a run of deltaGram bytes occurs in a reference: a
 // table of first occurrences by hash, built once per reference.
 type refIndex struct {
-	body  string  // the reference's bytes
-	table []int32 // 1 + the first position of a gram, by its hash's top bits; 0 for none
+	body  string   // the reference's bytes
+	table []uint16 // 1 + the first position of a gram, by its hash's top bits; 0 for none
 	shift uint8
 }
 
@@ -53,9 +53,9 @@ func newRefIndex(body string) *refIndex {
 	return r
 }
 
-// index makes r the index of body, reusing r's table if it is large
-// enough (the store indexes a version's own reference in one scratch
-// index for each diff, see againstOwn).
+// index makes r the index of body, at most maxRefBody long, reusing r's
+// table if it is large enough (the store indexes a version's own
+// reference in one scratch index for each diff, see againstOwn).
 func (r *refIndex) index(body string) {
 	bits := 6
 	for 1<<bits < len(body) {
@@ -65,11 +65,11 @@ func (r *refIndex) index(body string) {
 		r.table = r.table[:1<<bits]
 		clear(r.table)
 	} else {
-		r.table = make([]int32, 1<<bits)
+		r.table = make([]uint16, 1<<bits)
 	}
 	r.body, r.shift = body, uint8(32-bits)
 	for p := len(body) - deltaGram; p >= 0; p-- {
-		r.table[hashGram(gramAt(body[p:]))>>r.shift] = int32(p + 1)
+		r.table[hashGram(gramAt(body[p:]))>>r.shift] = uint16(p + 1)
 	}
 }
 
@@ -234,8 +234,9 @@ type reference struct {
 const maxRefSets = 4096
 
 // maxRefBody is the largest version that becomes a reference: an index
-// takes four bytes a byte of it, and objects this large are one-offs
-// (an annotation holding a file), not a shape that repeats.
+// takes two to four bytes a byte of it, and objects this large are
+// one-offs (an annotation holding a file), not a shape that repeats. Its
+// positions then fit the index's 16 bits.
 const maxRefBody = 64 << 10
 
 // refKey is a shape of version: its kind, its header byte (what it keeps

@@ -425,7 +425,11 @@ func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body
 	if ref == nil || len(body) < minDeltaOf {
 		return own, nil, nil
 	}
-	s.ownIdx.index(ref.data[ref.bodyAt(k):])
+	refBody := ref.data[ref.bodyAt(k):]
+	if len(refBody) > maxRefBody {
+		return own, nil, nil
+	}
+	s.ownIdx.index(refBody)
 	s.deltaBuf = s.ownIdx.diff(s.deltaBuf[:0], body)
 	if len(s.deltaBuf) > len(body)/ownShare {
 		return own, nil, nil
