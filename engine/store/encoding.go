@@ -253,11 +253,8 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	if !ok {
 		return nil
 	}
-	var header byte
-	switch gvk := obj.GetObjectKind().GroupVersionKind(); {
-	case gvk == k.GroupVersionKind():
-		header = 1
-	case !gvk.Empty():
+	header, ok := typeMetaBit(k, obj)
+	if !ok {
 		return nil
 	}
 	b, rv := &blob{}, int64(-1)
@@ -435,6 +432,27 @@ func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body
 		return own, nil, nil
 	}
 	return own, ref, s.deltaBuf
+}
+
+// typeMetaBit is bit 0 of a version's header: 1 if obj carries k's
+// TypeMeta, 0 if it carries none; false if it carries any other, which
+// the encoding, leaving TypeMeta to the envelope, would not give back.
+// It compares the strings as they are, rather than parsing apiVersion
+// into a GroupVersionKind at every encode.
+func typeMetaBit(k *kinds.Kind, obj Object) (byte, bool) {
+	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
+	switch {
+	case !ok:
+		return 0, false
+	case tm.APIVersion == "" && tm.Kind == "":
+		return 0, true
+	case tm.Kind != k.Kind:
+		return 0, false
+	case k.Group == "":
+		return 1, tm.APIVersion == k.Version
+	}
+	g, v, ok := strings.Cut(tm.APIVersion, "/")
+	return 1, ok && g == k.Group && v == k.Version
 }
 
 // sameAsBase says whether enc, the encoding of a version whose spec and

@@ -691,3 +691,40 @@ func TestNewPodsAreDeltasOfTheirWorkloads(t *testing.T) {
 		t.Errorf("a new pod's delta keeps %d bytes on average; want at most 64", avg)
 	}
 }
+
+// A version keeps whether it carried its kind's TypeMeta in a header bit;
+// one that carried any other TypeMeta, which decoding could not give
+// back, is not encoded.
+func TestTypeMetaBit(t *testing.T) {
+	for _, tc := range []struct {
+		k                *kinds.Kind
+		apiVersion, kind string
+		bit              byte
+		ok               bool
+	}{
+		{kinds.Pod, "", "", 0, true},
+		{kinds.Pod, "v1", "Pod", 1, true},
+		{kinds.Deployment, "apps/v1", "Deployment", 1, true},
+		{kinds.Pod, "/v1", "Pod", 0, false},
+		{kinds.Pod, "/", "", 0, false},
+		{kinds.Pod, "v1", "", 0, false},
+		{kinds.Pod, "", "Pod", 0, false},
+		{kinds.Pod, "v1", "Node", 0, false},
+		{kinds.Pod, "apps/v1", "Pod", 0, false},
+		{kinds.Deployment, "v1", "Deployment", 0, false},
+		{kinds.Deployment, "apps/v1beta1", "Deployment", 0, false},
+		{kinds.Deployment, "apps/v1/x", "Deployment", 0, false},
+		{kinds.Deployment, "extensions/v1", "Deployment", 0, false},
+	} {
+		obj := tc.k.New()
+		obj.GetObjectKind().(*metav1.TypeMeta).APIVersion = tc.apiVersion
+		obj.GetObjectKind().(*metav1.TypeMeta).Kind = tc.kind
+		bit, ok := typeMetaBit(tc.k, obj)
+		if ok != tc.ok || ok && bit != tc.bit {
+			t.Errorf("%s with apiVersion %q, kind %q: bit %d, %v; want %d, %v", tc.k.Kind, tc.apiVersion, tc.kind, bit, ok, tc.bit, tc.ok)
+		}
+		if b := New().encode(tc.k, obj, nil, false); (b != nil) != tc.ok {
+			t.Errorf("%s with apiVersion %q, kind %q: encoded %v; want %v", tc.k.Kind, tc.apiVersion, tc.kind, b != nil, tc.ok)
+		}
+	}
+}
