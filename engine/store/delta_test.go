@@ -24,6 +24,11 @@ func TestDeltaRebuildsAndCostsWhatChanged(t *testing.T) {
 		{"nothing in common", strings.Repeat("\xff", 40), 42},
 		{"longer than the reference", ref + ref + "tail", 20},
 		{"a prefix", ref[:50], 3},
+		{"a uid", strings.Replace(ref, "default", "9fe6992d-c808-4e10-a1a4-000000000007", 1), 23},
+		{"a uid in capitals", strings.Replace(ref, "default", "9FE6992D-C808-4E10-A1A4-000000000007", 1), 42},
+		{"a uid cut short", strings.Replace(ref, "default", "9fe6992d-c808-4e10-a1a4-00000000000", 1), 42},
+		{"a uid's dashes with other bytes", strings.Replace(ref, "default", "9fe6992d-c808-4e10-a1a4-00000000000g", 1), 42},
+		{"two uids", "x9fe6992d-c808-4e10-a1a4-000000000007e718f8f2-6771-407f-ab84-7a87addcd1d9y", 40},
 	} {
 		idx := newRefIndex(ref)
 		d := idx.diff(nil, []byte(c.version))
@@ -42,7 +47,8 @@ func TestPatchRefusesBadDeltas(t *testing.T) {
 	ref := "abcdefgh"
 	for _, d := range []string{
 		"\x80",                        // a cut uvarint
-		"\x23",                        // op 3
+		"\x23",                        // op 3 of other than a UUID's length
+		"\x93\x01abc",                 // a UUID cut short
 		string([]byte{9 << 2}),        // a copy past the reference's end
 		"\x05",                        // a copy at an offset that is missing
 		"\x05\x11",                    // a copy before the reference's start
@@ -60,6 +66,7 @@ func TestPatchRefusesBadDeltas(t *testing.T) {
 func FuzzDelta(f *testing.F) {
 	f.Add("\n\x19app-0097-f9744588d-qmq7j\x12\adefault", "\n\x19app-0098-f9744588d-abcde\x12\adefault", "\x05\x11")
 	f.Add("", "x", "")
+	f.Add("*$00b9f0de-b007-42bb-a476-55779df9b8a42", "*$e718f8f2-6771-407f-ab84-7a87addcd1d92", "\x93\x01e718f8f2-6771-407f")
 	f.Add("aaaaaaaaaaaaaaaa", "aaaabaaaaaaaacaaaa", "\x09\x00")
 	f.Fuzz(func(t *testing.T, ref, version, junk string) {
 		d := newRefIndex(ref).diff(nil, []byte(version))
