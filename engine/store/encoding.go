@@ -390,16 +390,20 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 // version whose previous version kept its status alone too is kept as a
 // delta only if some reference, its own first (see ownReference), leaves
 // at most an ownShare of it; else it is kept whole, and its object's next
-// statuses are deltas against it. Chains of deltas stay one long: an own
-// reference is kept whole.
+// statuses are deltas against it. Not if the previous version is whole,
+// though: a status that differs that much from the one just before it
+// would not serve the next one either, and a status that changes much at
+// every write would otherwise be kept whole at every write. Chains of
+// deltas stay one long: an own reference is kept whole.
 const ownShare = 8
 
 // ownReference is the version, kept whole, that b, a version with header
 // header whose previous version is prev, may be a delta against: prev, or
 // what prev is a delta against, if it is a whole status-only version of
 // the same object (the same base, the same header). own says whether b
-// and prev are status-only versions of one object, so that b is its own
-// reference's successor if it finds none that serves.
+// may become its object's new own reference if it finds none that
+// serves: b and prev are status-only versions of one object, and prev is
+// not whole.
 func ownReference(b *blob, header byte, prev *blob) (ref *blob, own bool) {
 	same := func(v *blob) bool { return v != nil && v.base == b.base && v.data[0] == header }
 	if b.base == nil || header&(keepsSpec|sharedSpec) != 0 || !same(prev) {
@@ -407,7 +411,7 @@ func ownReference(b *blob, header byte, prev *blob) (ref *blob, own bool) {
 	}
 	switch {
 	case prev.ref == nil:
-		return prev, true
+		return prev, false
 	case same(prev.ref):
 		return prev.ref, true
 	}
@@ -416,7 +420,7 @@ func ownReference(b *blob, header byte, prev *blob) (ref *blob, own bool) {
 
 // againstOwn returns a delta of body, what b keeps, against b's own
 // reference (see ownReference) if it leaves at most an ownShare of body,
-// and whether b has an own reference or should become one.
+// and whether b may become its object's new own reference.
 func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body []byte) (own bool, ref *blob, d []byte) {
 	ref, own = ownReference(b, header, prev)
 	if ref == nil || len(body) < minDeltaOf {

@@ -728,3 +728,36 @@ func TestTypeMetaBit(t *testing.T) {
 		}
 	}
 }
+
+// A status that changes much at every write is not kept whole at every
+// write, as each would be if each became its object's own reference: a
+// version right after a whole one is a delta against a shared reference.
+func TestStatusesThatChangeMuchAreNotAllWhole(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	d := kinds.Deployment.New().(*appsv1.Deployment)
+	d.Namespace, d.Name, d.CreationTimestamp = "default", "app", at(1000)
+	s.Create(d, 0)
+	want := []Object{d}
+	const writes = 20
+	for step := range writes {
+		next := want[len(want)-1].(*appsv1.Deployment).DeepCopy()
+		sum := sha256.Sum256([]byte{byte(step)})
+		next.Status = appsv1.DeploymentStatus{Replicas: 150, Conditions: []appsv1.DeploymentCondition{{
+			Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated",
+			Message: "ReplicaSet is progressing, a message long enough to outweigh " + hex.EncodeToString(sum[:12])}}}
+		if _, err := s.UpdateStatusOnly(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, next)
+	}
+	whole := 0
+	for _, b := range sealedVersions(t, s, start, want) {
+		if b != nil && b.ref == nil {
+			whole++
+		}
+	}
+	if whole > writes/2+1 {
+		t.Errorf("%d of %d versions kept whole; want at most every other one", whole, writes+1)
+	}
+}
