@@ -93,7 +93,7 @@ func noNewFinalizers(now, old []string) bool {
 // qualified names, values label values.
 func labelsValid(labels map[string]string) bool {
 	for k, v := range labels {
-		if !qualifiedNameValid(k) || len(validation.IsValidLabelValue(v)) != 0 {
+		if !qualifiedNameValid(k) || !labelValueValid(v) {
 			return false
 		}
 	}
@@ -170,11 +170,22 @@ func qualifiedNameValid(v string) bool {
 			return false
 		}
 	}
-	if name == "" || len(name) > 63 || !isAlphanumeric(name[0]) || !isAlphanumeric(name[len(name)-1]) {
+	return name != "" && labelValueValid(name) // the same rule, but not empty
+}
+
+// labelValueValid reports whether validation.IsValidLabelValue(v) returns
+// no message, without its regular expression (every pod's labels are
+// checked with it): at most 63 characters that match
+// (([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?, so empty is valid.
+func labelValueValid(v string) bool {
+	if v == "" {
+		return true
+	}
+	if len(v) > validation.LabelValueMaxLength || !isAlphanumeric(v[0]) || !isAlphanumeric(v[len(v)-1]) {
 		return false
 	}
-	for i := 1; i < len(name)-1; i++ {
-		if c := name[i]; !isAlphanumeric(c) && c != '-' && c != '_' && c != '.' {
+	for i := 1; i < len(v)-1; i++ {
+		if c := v[i]; !isAlphanumeric(c) && c != '-' && c != '_' && c != '.' {
 			return false
 		}
 	}

@@ -50,6 +50,18 @@ func TestQualifiedNameValid(t *testing.T) {
 	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, check)
 }
 
+func TestLabelValueValid(t *testing.T) {
+	check := func(s string) {
+		if got, want := labelValueValid(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
+			t.Errorf("labelValueValid(%q) = %v; IsValidLabelValue says %v", s, got, want)
+		}
+	}
+	for _, s := range strs {
+		check(s)
+	}
+	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, check)
+}
+
 // eachString calls fn with every string of up to n characters over alphabet.
 func eachString(alphabet []string, n int, fn func(string)) {
 	var gen func(prefix string, n int)
@@ -63,6 +75,18 @@ func eachString(alphabet []string, n int, fn func(string)) {
 		}
 	}
 	gen("", n)
+}
+
+// FuzzLabelValueValid compares labelValueValid with IsValidLabelValue.
+func FuzzLabelValueValid(f *testing.F) {
+	for _, s := range strs {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := labelValueValid(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
+			t.Fatalf("labelValueValid(%q) = %v; IsValidLabelValue says %v", s, got, want)
+		}
+	})
 }
 
 // FuzzQualifiedNameValid compares qualifiedNameValid with IsQualifiedName.
