@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,6 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
 )
 
 // BenchmarkCreatePod is the write every ReplicaSet controller makes per
@@ -81,6 +85,50 @@ func BenchmarkLeaseRenew(b *testing.B) {
 		upd.Spec.RenewTime = &t
 		if o, err = ts.Update(a, upd); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdatePodStatus is a kubelet's status write to one of many
+// pods, owned in runs of 150 as a ReplicaSet's and indexed by owner and
+// node as the engine's components index them: most of a large cluster's
+// writes.
+func BenchmarkUpdatePodStatus(b *testing.B) {
+	const pods, perOwner = 30_000, 150
+	ts := newTestServer(b)
+	ts.store.AddIndex(kinds.Pod, "owner", func(o kinds.Object) []string {
+		return []string{string(o.GetOwnerReferences()[0].UID)}
+	})
+	ts.store.AddIndex(kinds.Pod, "node", func(o kinds.Object) []string {
+		return []string{o.(*corev1.Pod).Spec.NodeName}
+	})
+	a := Actor{Component: "kubelet", Cause: 1}
+	names := make([]string, pods)
+	for i := range names {
+		owner := types.UID(fmt.Sprintf("rs-%d", i/perOwner))
+		p, err := ts.Create(a, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "api-7d9f8c6b5-", Namespace: "default",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "api", UID: owner}}},
+			Spec: corev1.PodSpec{NodeName: fmt.Sprintf("n%d", i%500), Containers: []corev1.Container{{Name: "api", Image: "nginx:1.27"}}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		names[i] = p.GetName()
+	}
+	ts.store.Seal(ts.store.Rev())
+	body := &corev1.Pod{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		body.Name, body.Namespace = names[(i*7919)%pods], "default" // a stride through the pods, as writes come
+		body.Status.Phase = []corev1.PodPhase{corev1.PodRunning, corev1.PodPending}[i/pods%2]
+		if _, err := ts.UpdateStatus(a, body); err != nil {
+			b.Fatal(err)
+		}
+		if i%1000 == 999 { // what the engine does as its components catch up; not what is measured
+			b.StopTimer()
+			ts.store.Seal(ts.store.Rev())
+			ts.store.Compact(ts.store.Rev() - 1000)
+			b.StartTimer()
 		}
 	}
 }
