@@ -36,30 +36,35 @@ var nameFns = []apimachineryvalidation.ValidateNameFunc{
 	apimachineryvalidation.NameIsDNSSubdomain, apimachineryvalidation.NameIsDNSLabel, apimachineryvalidation.NameIsDNS1035Label,
 }
 
-func TestQualifiedNameValid(t *testing.T) {
-	check := func(s string) {
-		if got, want := qualifiedNameValid(s), len(validation.IsQualifiedName(s)) == 0; got != want {
-			t.Errorf("qualifiedNameValid(%q) = %v; IsQualifiedName says %v", s, got, want)
+// stringValidators pairs each fast string check with the apimachinery
+// validator it must agree with.
+var stringValidators = []struct {
+	name string
+	fast func(string) bool
+	full func(string) []string
+}{
+	{"qualifiedNameValid", qualifiedNameValid, validation.IsQualifiedName},
+	{"labelValueValid", labelValueValid, validation.IsValidLabelValue},
+}
+
+// agree checks that each fast string check accepts s exactly when its
+// apimachinery validator does.
+func agree(t *testing.T, s string) {
+	t.Helper()
+	for _, v := range stringValidators {
+		if got, want := v.fast(s), len(v.full(s)) == 0; got != want {
+			t.Errorf("%s(%q) = %v; apimachinery says %v", v.name, s, got, want)
 		}
 	}
+}
+
+func TestStringValidators(t *testing.T) {
 	for _, s := range strs {
-		check(s)
+		agree(t, s)
 	}
 	// Every string of up to 5 characters over an alphabet with one
 	// character of each class the validators tell apart.
-	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, check)
-}
-
-func TestLabelValueValid(t *testing.T) {
-	check := func(s string) {
-		if got, want := labelValueValid(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
-			t.Errorf("labelValueValid(%q) = %v; IsValidLabelValue says %v", s, got, want)
-		}
-	}
-	for _, s := range strs {
-		check(s)
-	}
-	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, check)
+	eachString([]string{"a", "Z", "5", "-", "_", ".", "/", " ", "\xff"}, 5, func(s string) { agree(t, s) })
 }
 
 // eachString calls fn with every string of up to n characters over alphabet.
@@ -77,28 +82,13 @@ func eachString(alphabet []string, n int, fn func(string)) {
 	gen("", n)
 }
 
-// FuzzLabelValueValid compares labelValueValid with IsValidLabelValue.
-func FuzzLabelValueValid(f *testing.F) {
+// FuzzStringValidators compares the fast string checks with
+// apimachinery's validators.
+func FuzzStringValidators(f *testing.F) {
 	for _, s := range strs {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := labelValueValid(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
-			t.Fatalf("labelValueValid(%q) = %v; IsValidLabelValue says %v", s, got, want)
-		}
-	})
-}
-
-// FuzzQualifiedNameValid compares qualifiedNameValid with IsQualifiedName.
-func FuzzQualifiedNameValid(f *testing.F) {
-	for _, s := range strs {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := qualifiedNameValid(s), len(validation.IsQualifiedName(s)) == 0; got != want {
-			t.Fatalf("qualifiedNameValid(%q) = %v; IsQualifiedName says %v", s, got, want)
-		}
-	})
+	f.Fuzz(agree)
 }
 
 // randomMeta is metadata whose every field is, with some probability, set
