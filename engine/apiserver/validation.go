@@ -195,7 +195,7 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	if len(s.Tolerations) > 0 {
-		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+		errs = append(errs, validateTolerations(s.Tolerations, p)...)
 	}
 	errs = append(errs, validatePlacement(s, p)...)
 	if s.Overhead != nil {
@@ -478,11 +478,14 @@ func validatePortNumOrName(port intstr.IntOrString, p *field.Path) field.ErrorLi
 	return errs
 }
 
-// validateTolerations is ValidateTolerations of k/k.
-func validateTolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
+// validateTolerations is ValidateTolerations of k/k, for the tolerations
+// of the pod spec at spec.
+func validateTolerations(ts []corev1.Toleration, spec *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
-		ip := func() *field.Path { return p.Index(i) } // built only for an error, as in validatePodSpec
+		// The path is built only for an error: every pod has tolerations
+		// (DefaultTolerationSeconds adds two), and almost every one is valid.
+		ip := func() *field.Path { return spec.Child("tolerations").Index(i) }
 		if t.Key != "" && !qualifiedNameValid(t.Key) { // ValidateLabelName reports IsQualifiedName's messages
 			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip().Child("key"))...)
 		}
