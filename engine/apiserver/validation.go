@@ -324,12 +324,13 @@ func validateResources(r *corev1.ResourceRequirements, p func() *field.Path) fie
 	var errs field.ErrorList
 	limPath := func() *field.Path { return p().Child("limits") }
 	reqPath := func() *field.Path { return p().Child("requests") }
-	for _, name := range sortedNames(r.Limits) {
+	var buf [4]corev1.ResourceName // cpu, memory, ...: names in order without an allocation
+	for _, name := range sortedNames(buf[:0], r.Limits) {
 		key := func() *field.Path { return limPath().Key(string(name)) }
 		errs = append(errs, validateResourceName(name, key)...)
 		errs = append(errs, validateQuantity(name, r.Limits[name], key)...)
 	}
-	for _, name := range sortedNames(r.Requests) {
+	for _, name := range sortedNames(buf[:0], r.Requests) {
 		q := r.Requests[name]
 		key := func() *field.Path { return reqPath().Key(string(name)) }
 		errs = append(errs, validateResourceName(name, key)...)
@@ -349,14 +350,16 @@ func validateResources(r *corev1.ResourceRequirements, p func() *field.Path) fie
 
 func validateResourceList(l corev1.ResourceList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, name := range sortedNames(l) {
+	var buf [4]corev1.ResourceName
+	for _, name := range sortedNames(buf[:0], l) {
 		errs = append(errs, validateQuantity(name, l[name], func() *field.Path { return p.Key(string(name)) })...)
 	}
 	return errs
 }
 
-func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
-	out := make([]corev1.ResourceName, 0, len(l))
+// sortedNames appends l's names to out, in order: errors are reported
+// in that order.
+func sortedNames(out []corev1.ResourceName, l corev1.ResourceList) []corev1.ResourceName {
 	for n := range l {
 		out = append(out, n)
 	}
