@@ -300,10 +300,12 @@ type reference struct {
 }
 
 // maxRefSets bounds the shapes the store keeps references for; past it,
-// it forgets them all (blobs keep their references). New pods make a
-// shape for each workload that creates them (see refKey): 4096 holds the
-// largest cluster kubeloop runs, a thousand Deployments, with room.
-const maxRefSets = 4096
+// it forgets them all (blobs keep their references) and starts afresh,
+// as it would at the start. New pods make a shape for each workload that
+// creates them, and their Events one for each reason (see refKey): about
+// eight a Deployment, so 16384 holds the largest cluster kubeloop runs,
+// a thousand Deployments, with room.
+const maxRefSets = 16384
 
 // maxRefBody is the largest version that becomes a reference: an index
 // takes two to four bytes a byte of it, and objects this large are
@@ -312,16 +314,23 @@ const maxRefSets = 4096
 const maxRefBody = 64 << 10
 
 // refKey is a shape of version: its kind, its header byte (what it keeps
-// and, for an Event, what it repeats) and its family: for an Event, its
-// reason; for a new pod (one that shares its spec), its generateName,
-// which names the workload that made it. A new pod keeps its metadata,
-// and against another workload's pod that differs in every name, label
-// and owner it holds (145 bytes of delta, where one of its own
-// ReplicaSet's left 52).
+// and, for an Event, what it repeats), its family and its workload. A new
+// pod's family (one that shares its spec) is its generateName, which
+// names the workload that made it: a new pod keeps its metadata, and
+// against another workload's pod that differs in every name, label and
+// owner it holds (145 bytes of delta, where one of its own ReplicaSet's
+// left 52). An Event's family is its reason, and its workload its
+// object's (see workload): Events about the pods of one ReplicaSet name
+// the same container in their message and field path, and their pods'
+// resourceVersions, written close together, share their first digits.
+// Against an Event of another workload's pod a kubelet's Event left 12
+// bytes more of delta at a thousand Deployments, most of them a size
+// class of the blob's data.
 type refKey struct {
-	k      *kinds.Kind
-	header byte
-	family string
+	k        *kinds.Kind
+	header   byte
+	family   string
+	workload string
 }
 
 // compress returns a delta of body against one of key's references and

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -339,7 +340,8 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	key := refKey{k: k, header: header}
 	switch o := obj.(type) {
 	case *corev1.Event:
-		key.family = o.Reason
+		// stripEvent took the object's name out if the key repeats it.
+		key.family, key.workload = o.Reason, workload(cmp.Or(was.involvedName, o.InvolvedObject.Name))
 	case *corev1.Pod:
 		if header&sharedSpec != 0 {
 			key.family = o.GenerateName

@@ -206,6 +206,20 @@ func (was *elided) restore(ev *corev1.Event, flags byte) {
 	}
 }
 
+// workload is the workload that an object named name belongs to, as its
+// name says: the name without its last generated part, after its last
+// "-" (a pod "web-5d8f9c7b6-x2k4q" is its ReplicaSet's "web-5d8f9c7b6",
+// which is its Deployment's "web"), or the whole name if it has no "-".
+// It only groups Events for their references (see refKey): a name cut
+// where no suffix was generated costs a reference set, not a wrong
+// object.
+func workload(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
 // eventKey is the key kept at the start of an Event's extra bytes, and
 // the namespace and name in it; ok false if it kept none. prefix is the
 // kind's etcd prefix. The extra bytes start with a uvarint, 0 for no

@@ -369,3 +369,50 @@ func TestEventCreationFromName(t *testing.T) {
 		}
 	}
 }
+
+// workload cuts an object's name at its last "-": a pod's name gives its
+// ReplicaSet's, a ReplicaSet's its Deployment's.
+func TestWorkload(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"app-0042-7b576dd48d-2g7mn", "app-0042-7b576dd48d"},
+		{"app-0042-7b576dd48d", "app-0042"},
+		{"web-0", "web"},
+		{"web", "web"},
+		{"web-", "web"},
+		{"-x", ""},
+		{"", ""},
+	} {
+		if got := workload(c.name); got != c.want {
+			t.Errorf("workload(%q) = %q; want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// An Event is a delta against an Event of the same reason about a pod of
+// its own workload, not another's: its pods' Events name the same
+// container.
+func TestEventsOfAWorkloadShareReferences(t *testing.T) {
+	s := New()
+	event := func(rs, pod string) *blob {
+		ev := recorded()
+		object := rs + "-" + pod
+		ev.Name, ev.InvolvedObject.Name = object+".1816687ec0570295", object
+		ev.InvolvedObject.FieldPath = "spec.containers{" + rs + "}"
+		ev.Message = "Created container: " + rs
+		s.Create(ev, 0)
+		s.lookupKey(kinds.Event, "default", ev.Name)
+		e, _ := s.bucket(kinds.Event).get(s.keyBuf)
+		return e.enc
+	}
+	a := event("app-0042-7b576dd48d", "2g7mn")
+	b := event("app-0043-5d8f9c7b6f", "x2k4q")
+	if b.ref != nil {
+		t.Fatal("the first Event of a second workload is a delta against another workload's")
+	}
+	if c := event("app-0042-7b576dd48d", "k9l2p"); c.ref != a {
+		t.Errorf("an Event is a delta against %p; want its own workload's reference %p", c.ref, a)
+	}
+	if c := event("app-0043-5d8f9c7b6f", "m3n4b"); c.ref != b {
+		t.Errorf("an Event is a delta against %p; want its own workload's reference %p", c.ref, b)
+	}
+}
