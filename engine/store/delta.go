@@ -163,7 +163,7 @@ const uuidLen = 36
 func appendLiteral(dst, lit []byte) []byte {
 	from := 0
 	for j := 0; j+uuidLen <= len(lit); j++ {
-		u, ok := uuidIn(lit[j : j+uuidLen])
+		u, ok := parseUUID(lit[j : j+uuidLen])
 		if !ok {
 			continue
 		}
@@ -183,40 +183,6 @@ func appendBytes(dst, b []byte) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(b))<<2|opLiteral)
 	return append(dst, b...)
-}
-
-// uuidIn reads b, uuidLen bytes, as a UUID in canonical form: lowercase
-// hex digits, with dashes after 8, 12, 16 and 20 of them. The dashes are
-// checked first, so that most bytes are rejected at once.
-func uuidIn(b []byte) (u [16]byte, ok bool) {
-	if b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
-		return u, false
-	}
-	n := 0
-	for i, c := range b {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			continue
-		}
-		v := hexValue[c]
-		if v > 0xf {
-			return u, false
-		}
-		u[n/2] |= v << (4 - 4*(n%2))
-		n++
-	}
-	return u, true
-}
-
-// appendUUID appends the canonical form of the UUID whose 16 bytes are u.
-func appendUUID(dst []byte, u string) []byte {
-	const digits = "0123456789abcdef"
-	for i := range 16 {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			dst = append(dst, '-')
-		}
-		dst = append(dst, digits[u[i]>>4], digits[u[i]&0xf])
-	}
-	return dst
 }
 
 func zigzag(v int) uint64 { return uint64(v<<1) ^ uint64(v>>63) }

@@ -309,11 +309,13 @@ func unstripEvent(ev *corev1.Event, flags byte, extra string) {
 }
 
 // parseUUID reads a UUID in its canonical form (lowercase hex, dashes
-// after 8, 12, 16 and 20 digits), the form every uid kubeloop makes has.
-// Every Event has two, so it reads them through a table, without a
-// branch per digit.
-func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+// after 8, 12, 16 and 20 digits), the form every uid kubeloop makes has:
+// an Event's uids (see stripEvent), or one in what a delta appends (see
+// appendLiteral, which tries it at every byte: the dashes are checked
+// first, so that most bytes are rejected at once). It reads the digits
+// through a table, without a branch per digit.
+func parseUUID[T string | []byte](s T) (u [16]byte, ok bool) {
+	if len(s) != uuidLen || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false
 	}
 	var bad byte
@@ -348,18 +350,20 @@ func unhex(c byte) byte {
 	return 0xff
 }
 
-// formatUUID is the canonical form of the 16 bytes b.
-func formatUUID(b string) string {
+// appendUUID appends the canonical form of the UUID whose 16 bytes are u.
+func appendUUID(dst []byte, u string) []byte {
 	const digits = "0123456789abcdef"
-	var out [36]byte
-	j := 0
-	for i := 0; i < 16; i++ {
+	for i := range 16 {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out[j] = '-'
-			j++
+			dst = append(dst, '-')
 		}
-		out[j], out[j+1] = digits[b[i]>>4], digits[b[i]&0xf]
-		j += 2
+		dst = append(dst, digits[u[i]>>4], digits[u[i]&0xf])
 	}
-	return string(out[:])
+	return dst
+}
+
+// formatUUID is the canonical form of the UUID whose 16 bytes are u.
+func formatUUID(u string) string {
+	var out [uuidLen]byte
+	return string(appendUUID(out[:0], u))
 }

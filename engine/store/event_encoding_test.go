@@ -72,7 +72,9 @@ func TestUUIDRoundTrip(t *testing.T) {
 
 // TestUUIDEveryByte: a UUID with any one byte replaced by any other
 // parses exactly when that byte is still a lowercase hex digit in a digit
-// place, or a dash in a dash place, and reads back as written.
+// place, or a dash in a dash place, and reads back as written, from a
+// string (an Event's uid) as from bytes (a delta's literal) and through
+// appendUUID as through formatUUID.
 func TestUUIDEveryByte(t *testing.T) {
 	const valid = "a3836313-52fd-4fce-b186-6faa86e1ccf7"
 	for i := range len(valid) {
@@ -84,6 +86,12 @@ func TestUUIDEveryByte(t *testing.T) {
 			u, ok := parseUUID(string(b))
 			if ok != want || ok && formatUUID(string(u[:])) != string(b) {
 				t.Fatalf("parseUUID(%q) = %x, %v; want ok %v and the same UUID back", b, u, ok, want)
+			}
+			if fromBytes, okBytes := parseUUID(b); fromBytes != u || okBytes != ok {
+				t.Fatalf("parseUUID(%q) = %x, %v from bytes; %x, %v from a string", b, fromBytes, okBytes, u, ok)
+			}
+			if ok && string(appendUUID([]byte("x"), string(u[:]))) != "x"+string(b) {
+				t.Fatalf("appendUUID(%x) = %q; want %q after what it appends to", u, appendUUID([]byte("x"), string(u[:])), b)
 			}
 		}
 	}
