@@ -397,6 +397,11 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 // would not serve the next one either, and a status that changes much at
 // every write would otherwise be kept whole at every write. Chains of
 // deltas stay one long: an own reference is kept whole.
+//
+// A status shorter than minDeltaOf (a ReplicaSet's counts: 16 bytes, in a
+// blob of 20 that takes 24) has no reference but its own, and a delta of
+// it, of a count or two, pays as soon as it is at most half of it (5
+// bytes, and the blob fits 16).
 const ownShare = 8
 
 // ownReference is the version, kept whole, that b, a version with header
@@ -421,12 +426,17 @@ func ownReference(b *blob, header byte, prev *blob) (ref *blob, own bool) {
 }
 
 // againstOwn returns a delta of body, what b keeps, against b's own
-// reference (see ownReference) if it leaves at most an ownShare of body,
-// and whether b may become its object's new own reference.
+// reference (see ownReference) if it leaves at most an ownShare of body
+// (half of a body shorter than minDeltaOf), and whether b may become its
+// object's new own reference.
 func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body []byte) (own bool, ref *blob, d []byte) {
 	ref, own = ownReference(b, header, prev)
-	if ref == nil || len(body) < minDeltaOf {
+	if ref == nil {
 		return own, nil, nil
+	}
+	share := ownShare
+	if len(body) < minDeltaOf {
+		share = 2
 	}
 	refBody := ref.data[ref.bodyAt(k):]
 	if len(refBody) > maxRefBody {
@@ -434,7 +444,7 @@ func (s *Store) againstOwn(k *kinds.Kind, b *blob, header byte, prev *blob, body
 	}
 	s.ownIdx.index(refBody)
 	s.deltaBuf = s.ownIdx.diff(s.deltaBuf[:0], body)
-	if len(s.deltaBuf) > len(body)/ownShare {
+	if len(s.deltaBuf) > len(body)/share {
 		return own, nil, nil
 	}
 	return own, ref, s.deltaBuf

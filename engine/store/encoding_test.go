@@ -647,6 +647,58 @@ func TestStatusWritesAreDeltasOfTheirOwn(t *testing.T) {
 	}
 }
 
+// A ReplicaSet's status, a few counts in a body shorter than minDeltaOf,
+// is a delta against an earlier status of its own when that takes at
+// most half of it, and its blob's data then fits 16 bytes; one that
+// changes more is kept whole. Every version reads back.
+func TestShortStatusWritesAreDeltasOfTheirOwn(t *testing.T) {
+	s := New()
+	start := s.Rev()
+	rs := kinds.ReplicaSet.New().(*appsv1.ReplicaSet)
+	rs.Namespace, rs.Name, rs.CreationTimestamp = "default", "app-0042-7d9f8c6b5", at(1000)
+	rs.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27"}}
+	s.Create(rs, 0)
+	want := []Object{rs}
+	const writes = 20
+	for step := range writes {
+		next := want[len(want)-1].(*appsv1.ReplicaSet).DeepCopy()
+		ready := int32(step)
+		if step >= writes/2 {
+			ready += 100 // a jump in every count, from here on
+		}
+		next.Status = appsv1.ReplicaSetStatus{Replicas: 150, FullyLabeledReplicas: 150, ReadyReplicas: ready,
+			AvailableReplicas: ready, ObservedGeneration: 1}
+		if step >= writes/2 {
+			next.Status.Replicas, next.Status.FullyLabeledReplicas, next.Status.ObservedGeneration = 151, 151, 2
+		}
+		if _, err := s.UpdateStatusOnly(next, 0); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, next)
+	}
+	deltas, whole := 0, 0
+	for i, b := range sealedVersions(t, s, start, want) {
+		if b == nil || b.base == nil || b.from() != 3 {
+			continue // the current version and the created one
+		}
+		if b.ref == nil {
+			whole++
+			continue
+		}
+		if b.ref.ref != nil || b.ref.base != b.base {
+			t.Errorf("version %d is not a delta of its own whole status", i)
+		}
+		if len(b.data) > 16 {
+			t.Errorf("version %d keeps %d bytes; want at most 16", i, len(b.data))
+		}
+		deltas++
+	}
+	// The first status and the one that jumped are kept whole.
+	if whole != 2 || deltas != writes-3 {
+		t.Errorf("%d status versions are deltas and %d whole; want %d and 2", deltas, whole, writes-3)
+	}
+}
+
 // A new pod's version is a delta against a pod of its own workload, not
 // of another one interleaved with it, whose names, labels and owner all
 // differ: one whole pod for each workload, and the rest small deltas.
