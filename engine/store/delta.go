@@ -137,6 +137,13 @@ func (r *refIndex) diff(dst, b []byte) []byte {
 			cur++
 			continue
 		}
+		// The bytes just before a copy often match what precedes it in the
+		// reference though no gram of them was found (a gram's slot may
+		// hold another gram's position): the copy takes them back from the
+		// literal.
+		for i > lit && at > 0 && ref[at-1] == b[i-1] {
+			at, i, cur, n = at-1, i-1, cur-1, n+1
+		}
 		if lit < i {
 			dst = appendLiteral(dst, b[lit:i])
 		}

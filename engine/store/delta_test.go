@@ -77,3 +77,48 @@ func FuzzDelta(f *testing.F) {
 		patch(nil, ref, junk)
 	})
 }
+
+// A copy takes back from the literal before it the bytes that precede
+// what it copies in the reference: a gram whose slot in the index holds
+// another gram's position is not found, and without that the bytes after
+// a longer node name in a kubelet's Event stayed a literal. A node name
+// one digit longer, at every place of a reference long enough that some
+// grams share a slot: no literal ends in the byte before its copy's
+// source.
+func TestCopyTakesBackTheLiteralBeforeIt(t *testing.T) {
+	ref := "\x04\x00\x00\x00\x00\n\x10\n\x00\x12\x00\x1a\x00\"\x00*\x002\x008\x00B\x00\x121\n\x03Pod\x12\x00\x1a\x00\"\x00*\x02v12\x0553310:\x19spec.containers{app-0000}" +
+		"\x1a\aPulling\"\x1aPulling image \"nginx:1.27\"*\x13\n\akubelet\x12\bnode-147\x32\x00:\x00@\x01J\x06NormalR\x00b\x00r\x00z\x00"
+	idx := newRefIndex(ref)
+	for at := range len(ref) {
+		version := ref[:at] + "7" + ref[at:]
+		d := idx.diff(nil, []byte(version))
+		if got, ok := patch(nil, ref, string(d)); !ok || string(got) != version {
+			t.Fatalf("a byte inserted at %d: the delta rebuilds %q (ok=%v)", at, got, ok)
+		}
+		var lastLit byte
+		cur, afterLit := 0, false
+		for rest := string(d); len(rest) > 0; {
+			op, k := uvarint(rest)
+			rest = rest[k:]
+			n := int(op >> 2)
+			switch op & 3 {
+			case opCopyAt:
+				z, k := uvarint(rest)
+				rest = rest[k:]
+				cur += unzigzag(z)
+				fallthrough
+			case opCopy:
+				if afterLit && cur > 0 && ref[cur-1] == lastLit {
+					t.Errorf("a byte inserted at %d: the literal before a copy of %d at %d ends in %q, the byte before it", at, n, cur, lastLit)
+				}
+				afterLit = false
+			case opLiteral:
+				lastLit, afterLit = rest[n-1], true
+				rest = rest[n:]
+			case opUUID:
+				rest, afterLit = rest[16:], false
+			}
+			cur += n
+		}
+	}
+}
