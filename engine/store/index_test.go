@@ -296,17 +296,7 @@ func TestIndexMatchesModel(t *testing.T) {
 		{"events-runs-of-4", kinds.Event, eventWithValues, 60, 1500, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.runs != 0 {
-				defer func(was int) { indexRunMax = was }(indexRunMax)
-				indexRunMax = tc.runs
-			}
-			indexes := testIndexes()
-			s := New()
-			m := newIndexModel(tc.k)
-			add := func(name string) {
-				s.AddIndex(tc.k, name, indexes[name])
-				m.addIndex(name, indexes[name])
-			}
+			s, m, add := newIndexedStore(t, tc.k, tc.runs)
 			add("values")
 			add("first")
 			op := &indexOp{s: s, m: m, r: rand.New(rand.NewSource(1)), names: tc.names,
@@ -337,6 +327,23 @@ func TestIndexMatchesModel(t *testing.T) {
 	}
 }
 
+// newIndexedStore is an empty store and its model for kind k, with
+// indexRunMax set to runs for the test (0 leaves it), and add, which gives
+// both the test index of that name (testIndexes).
+func newIndexedStore(t *testing.T, k *kinds.Kind, runs int) (*Store, *indexModel, func(name string)) {
+	if runs != 0 {
+		was := indexRunMax
+		t.Cleanup(func() { indexRunMax = was })
+		indexRunMax = runs
+	}
+	indexes := testIndexes()
+	s, m := New(), newIndexModel(k)
+	return s, m, func(name string) {
+		s.AddIndex(k, name, indexes[name])
+		m.addIndex(name, indexes[name])
+	}
+}
+
 // TestIndexUnreadSets is TestIndexMatchesModel with the sets left unread
 // for long stretches: a set nobody has read takes its members as they
 // come (indexSet.unordered), and is put in key order only when read, or
@@ -357,16 +364,9 @@ func TestIndexUnreadSets(t *testing.T) {
 		{"nodes", kinds.Node, nodeWithValues, 200, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.runs != 0 {
-				defer func(was int) { indexRunMax = was }(indexRunMax)
-				indexRunMax = tc.runs
-			}
-			indexes := testIndexes()
-			s := New()
-			m := newIndexModel(tc.k)
+			s, m, add := newIndexedStore(t, tc.k, tc.runs)
 			for _, name := range []string{"values", "first", "orphan"} {
-				s.AddIndex(tc.k, name, indexes[name])
-				m.addIndex(name, indexes[name])
+				add(name)
 			}
 			op := &indexOp{s: s, m: m, r: rand.New(rand.NewSource(3)), names: tc.names,
 				namespaces: []string{"a", "a-x", "a.b", "b"}, values: 7, make: tc.make}

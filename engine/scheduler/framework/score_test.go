@@ -41,6 +41,16 @@ func (p *fixedScorer) NormalizeScore(_ *framework.CycleState, _ *framework.PodIn
 	return framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
 }
 
+// threeNodesAndPod is what the score tests score: nodes n1, n2 and n3,
+// which the fixed scorers know, and a pod p.
+func threeNodesAndPod() ([]*framework.NodeInfo, *framework.PodInfo) {
+	var nodes []*framework.NodeInfo
+	for _, n := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
+	}
+	return nodes, framework.NewPodInfo(st.MakePod().Name("p").Obj())
+}
+
 // TestRunScorePlugins runs the score pass with and without a plugin
 // skipped, on the same buffers in turn: a skipped plugin leaves empty
 // lists and adds nothing, and nothing of an earlier pass shows through.
@@ -48,11 +58,7 @@ func TestRunScorePlugins(t *testing.T) {
 	a := &fixedScorer{name: "A", scores: map[string]int64{"n1": 10, "n2": 20, "n3": 30}}
 	b := &fixedScorer{name: "B", scores: map[string]int64{"n1": 0, "n2": 1, "n3": 2}, reverse: true}
 	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 3}})
-	var nodes []*framework.NodeInfo
-	for _, n := range []string{"n1", "n2", "n3"} {
-		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
-	}
-	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	nodes, pod := threeNodesAndPod()
 	var out framework.Scores
 	for _, tc := range []struct {
 		name         string
@@ -125,11 +131,7 @@ func TestRunScorePluginsNodesScorer(t *testing.T) {
 	a := &batchScorer{fixedScorer: fixedScorer{name: "A", scores: map[string]int64{"n1": 10, "n2": 20, "n3": 30}}}
 	b := &batchScorer{fixedScorer: fixedScorer{name: "B", scores: map[string]int64{"n1": 0, "n2": 1, "n3": 2}, reverse: true}}
 	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 3}})
-	var nodes []*framework.NodeInfo
-	for _, n := range []string{"n1", "n2", "n3"} {
-		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
-	}
-	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	nodes, pod := threeNodesAndPod()
 	var out framework.Scores
 	if st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out); !st.IsSuccess() {
 		t.Fatalf("RunScorePlugins: %v", st)
@@ -236,11 +238,7 @@ func TestRunScorePluginsNodesNormalizer(t *testing.T) {
 	a := &fixedScorer{name: "A", scores: scores, reverse: true}
 	b := &sliceNormScorer{fixedScorer: fixedScorer{name: "B", scores: scores, reverse: true}}
 	fw := framework.New([]framework.PluginConfig{{Plugin: &queuesort.PrioritySort{}}, {Plugin: a, Weight: 1}, {Plugin: b, Weight: 1}})
-	var nodes []*framework.NodeInfo
-	for _, n := range []string{"n1", "n2", "n3"} {
-		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
-	}
-	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	nodes, pod := threeNodesAndPod()
 	var out framework.Scores
 	if st := fw.RunScorePlugins(framework.NewCycleState(), pod, nodes, &out); !st.IsSuccess() {
 		t.Fatalf("RunScorePlugins: %v", st)
@@ -297,11 +295,7 @@ func TestVerifyNodesScorers(t *testing.T) {
 	defer func(v bool) { framework.VerifyNodesScorers = v }(framework.VerifyNodesScorers)
 	framework.VerifyNodesScorers = true
 	scores := map[string]int64{"n1": 3, "n2": 0, "n3": 1}
-	var nodes []*framework.NodeInfo
-	for _, n := range []string{"n1", "n2", "n3"} {
-		nodes = append(nodes, framework.NewNodeInfo(st.MakeNode().Name(n).Obj()))
-	}
-	pod := framework.NewPodInfo(st.MakePod().Name("p").Obj())
+	nodes, pod := threeNodesAndPod()
 	for _, c := range []struct {
 		name   string
 		plugin framework.ScorePlugin
