@@ -13,6 +13,10 @@ import (
 
 // IndexFunc returns the index values an object is filed under (client-go's
 // cache.IndexFunc): for example a pod's node name, or its owner's UID.
+// The values come in an order that depends on the object alone (sorted,
+// or a slice's order; never a map's): a write that leaves them as they
+// were keeps the object where it is filed only if the two lists are
+// equal, and refiles it under every value otherwise.
 type IndexFunc func(Object) []string
 
 type index struct {
