@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -132,6 +133,64 @@ func (b *blob) eventKey() (string, bool) {
 	_, at := b.rv()
 	key, _, _, _, ok := eventKey(b.data[at:], eventPrefix)
 	return key, ok
+}
+
+// appendKey appends the etcd key of the object b is a version of to dst:
+// an Event's, which its bytes keep whole, or one made of the name and
+// namespace its metadata's encoding holds, read without decoding the
+// rest. It rebuilds the body into scratch and returns scratch.
+func (b *blob) appendKey(k *kinds.Kind, dst, scratch []byte) (key, scratchOut []byte) {
+	if k == kinds.Event {
+		if key, ok := b.eventKey(); ok {
+			return append(dst, key...), scratch
+		}
+	}
+	scratch = b.holding(1).body(k, scratch[:0])
+	_, proto := splitBody(scratch)
+	namespace, name, ok := metaName(proto)
+	if !ok { // every kind's encoding starts with its metadata, even an empty one
+		panic("store: a " + k.Kind + " version's encoding does not start with its metadata")
+	}
+	return k.AppendKey(dst, string(namespace), string(name)), scratch
+}
+
+// metaName reads an object's namespace and name from its protobuf
+// encoding: fields 3 and 1 of its metadata, field 1. False if the
+// encoding does not start with its metadata.
+func metaName(proto []byte) (namespace, name []byte, ok bool) {
+	num, typ, n := protowire.ConsumeTag(proto)
+	if n < 0 || num != 1 || typ != protowire.BytesType {
+		return nil, nil, false
+	}
+	meta, m := protowire.ConsumeBytes(proto[n:])
+	if m < 0 {
+		return nil, nil, false
+	}
+	for len(meta) > 0 {
+		num, typ, n := protowire.ConsumeTag(meta)
+		if n < 0 {
+			return nil, nil, false
+		}
+		if typ == protowire.BytesType && (num == 1 || num == 3) {
+			v, m := protowire.ConsumeBytes(meta[n:])
+			if m < 0 {
+				return nil, nil, false
+			}
+			if num == 1 {
+				name = v
+			} else {
+				namespace = v
+			}
+			meta = meta[n+m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, meta[n:])
+		if m < 0 {
+			return nil, nil, false
+		}
+		meta = meta[n+m:]
+	}
+	return namespace, name, true
 }
 
 // splitBody is a body's times and protobuf encoding.

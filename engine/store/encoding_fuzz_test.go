@@ -16,7 +16,7 @@ import (
 // so that versions are deltas of the other pod's as well as their own,
 // and checks that, once sealed, every version reads back exactly: as JSON,
 // semantically and zone by zone (VerifyEncoding checks each encoding as it
-// is made, too). Status-only changes carry their writer's promise (see
+// is made, too), and names its key. Status-only changes carry their writer's promise (see
 // UpdateStatusOnly) when bit 4 of their op is set, as the API server's
 // status writes do, so that the fast encoding and its check against the
 // whole one are fuzzed too. Its seeds run with the tests; `go test -fuzz
@@ -111,6 +111,9 @@ func FuzzHistoryReadsBack(f *testing.F) {
 		}
 		for i, v := range versions {
 			got := evs[i].Object
+			if key := kinds.Pod.Key(v.Namespace, v.Name); evs[i].Key != key {
+				t.Fatalf("version %d has the key %q; want %q", i, evs[i].Key, key)
+			}
 			sameJSON(t, "version", got, v)
 			if !equality.Semantic.DeepEqual(got, v) || !sameZones(got, v) {
 				t.Fatalf("version %d differs after decoding", i)

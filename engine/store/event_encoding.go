@@ -28,10 +28,10 @@ import (
 // Event that does not repeat itself keeps its fields. VerifyEncoding
 // checks every Event a test writes, as every other kind.
 //
-// The bytes kept first are the Event's etcd key, whole: the store's map,
-// history and the API server's TTL queue all name an Event by it, and a
-// substring of the blob costs no allocation of its own, where a key
-// string of its own (67 bytes for a pod's Event) cost 80. The Event's name
+// The bytes kept first are the Event's etcd key, whole: the store's map
+// and the API server's TTL queue find an Event by it, history reads it
+// back, and a substring of the blob costs no allocation of its own, where
+// a key string of its own (67 bytes for a pod's Event) cost 80. The Event's name
 // and namespace are read back from it, and so is its object's name (the
 // name's part before its last dot, client-go's naming) and namespace
 // when they repeat them, and its creationTimestamp when it is the time the

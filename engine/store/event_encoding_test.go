@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -248,37 +247,6 @@ func FuzzEventReadsBack(f *testing.F) {
 			t.Fatalf("the Event read back differs:\n got %s\nwant %s", g, w)
 		}
 	})
-}
-
-// An Event's writes all name it by one string, a substring of its first
-// version's bytes: its later writes do not keep their own versions alive
-// for the hour the API server's TTL queue names them (by KeyAt).
-func TestAnEventsWritesShareItsKey(t *testing.T) {
-	s := New()
-	ev := recorded()
-	rev, _ := s.Create(ev, 0)
-	revs := []int64{rev}
-	for range 3 {
-		o, _ := s.Get(kinds.Event, ev.Namespace, ev.Name)
-		upd := o.(*corev1.Event)
-		upd.Count++
-		r, err := s.Update(upd, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		revs = append(revs, r)
-	}
-	s.Seal(s.Rev())
-	first, _ := s.KeyAt(revs[0])
-	for _, r := range revs {
-		key, ok := s.KeyAt(r)
-		if !ok || key != first || unsafe.StringData(key) != unsafe.StringData(first) {
-			t.Errorf("revision %d names the Event by another string than its first write's", r)
-		}
-	}
-	if _, err := s.Get(kinds.Event, ev.Namespace, ev.Name); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // An Event's versions, as the API server's TTL queue holds them, know

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 
@@ -18,15 +19,17 @@ const historyChunk = 4096
 // themselves, typed, so that a watch hands them out without copying.
 //
 // What every watcher has seen (sealed, see Store.Seal) is only read by
-// readers of history, and is kept as etcd's log keeps it: the key, the
-// kind, what the write did and its versions, encoded (see encoding.go).
-// A sealed entry is 40 bytes where a watch event is 96, and holds three
-// pointers for the collector to follow instead of eight. The versions a
-// sealed entry still has typed (the current version of an object, which
-// no later write has superseded yet, and kinds not encoded) are kept
-// aside, in typed (or, past its bound, in spilled). Sealed entries live
-// in fixed-size blocks, so that appending never copies them and compaction
-// drops whole blocks.
+// readers of history, and is kept as etcd's log keeps it: the kind, what
+// the write did and its versions, encoded (see encoding.go). A sealed
+// entry is 24 bytes where a watch event is 96, and holds two pointers for
+// the collector to follow instead of eight. It keeps no key: the key is
+// in the versions it points at (see Store.sealedKey), and only readers of
+// history, a few entries at a time, ask a sealed entry for it. The
+// versions a sealed entry still has typed (the current version of an
+// object, which no later write has superseded yet, and kinds not
+// encoded) are kept aside, in typed (or, past its bound, in spilled).
+// Sealed entries live in fixed-size blocks, so that appending never
+// copies them and compaction drops whole blocks.
 type history struct {
 	blocks [][]hentry // the sealed entries; the last block may be partly filled
 	head   int        // index in blocks[0] of the oldest kept sealed entry
@@ -46,10 +49,9 @@ type history struct {
 }
 
 // hentry is a sealed history entry. There is one for every write since the
-// last compaction (millions in a big cluster), so it is packed: 40 bytes,
-// where the plain struct would be 48.
+// last compaction (millions in a big cluster), so it is packed: 24 bytes,
+// where the plain struct with its key would be 48.
 type hentry struct {
-	key      string
 	obj, old *blob  // as in Event; nil while the version is typed (see typed) or absent
 	cause    uint32 // Event.Cause, or 0 (none) if it does not fit; see sealedCause
 	bits     uint32 // the type (2 bits), statusOnly (1), the kind (7) and typed (22); see pack
@@ -138,14 +140,44 @@ func (h *history) sealed(i int) *hentry {
 	return &h.blocks[i/historyChunk][i%historyChunk]
 }
 
-// meta is the i-th kept entry's revision, key, kind, type and cause.
-func (h *history) meta(i int) (rev int64, key string, k *kinds.Kind, typ EventType, cause uint64) {
+// meta is the i-th kept entry's revision, kind, type and cause.
+func (h *history) meta(i int) (rev int64, k *kinds.Kind, typ EventType, cause uint64) {
 	if i < h.n {
 		e := h.sealed(i)
-		return h.first + int64(i), e.key, h.kinds[e.kind()], e.typ(), uint64(e.cause)
+		return h.first + int64(i), h.kinds[e.kind()], e.typ(), uint64(e.cause)
 	}
 	ev := &h.buf[h.lo+i-h.n]
-	return ev.Rev, ev.Key, ev.Kind, ev.Type, ev.Cause
+	return ev.Rev, ev.Kind, ev.Type, ev.Cause
+}
+
+// appendKey appends the key the i-th kept entry wrote to dst: a recent
+// entry's, or what a sealed entry's versions say (see blob.appendKey,
+// which uses scratch and returns it).
+func (h *history) appendKey(i int, dst, scratch []byte) (key, scratchOut []byte) {
+	if i >= h.n {
+		return append(dst, h.buf[h.lo+i-h.n].Key...), scratch
+	}
+	e := h.sealed(i)
+	k := h.kinds[e.kind()]
+	if p := h.pair(i); p != nil {
+		if o := cmp.Or(p.obj, p.old); o != nil {
+			return k.AppendKey(dst, o.GetNamespace(), o.GetName()), scratch
+		}
+	}
+	if b := cmp.Or(e.obj, e.old); b != nil {
+		return b.appendKey(k, dst, scratch)
+	}
+	panic("store: a sealed history entry keeps no version of its object")
+}
+
+// key is the key the i-th kept entry wrote: the recent entry's string, or
+// a new one for a sealed entry.
+func (h *history) key(i int) string {
+	if i >= h.n {
+		return h.buf[h.lo+i-h.n].Key
+	}
+	key, _ := h.appendKey(i, nil, nil)
+	return string(key)
 }
 
 // event is the i-th kept entry as a watch event: sealed versions stay
@@ -155,7 +187,7 @@ func (h *history) event(i int) Event {
 		return h.buf[h.lo+i-h.n]
 	}
 	e := h.sealed(i)
-	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Key: e.key, Rev: h.first + int64(i), Cause: uint64(e.cause),
+	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Key: h.key(i), Rev: h.first + int64(i), Cause: uint64(e.cause),
 		obj: e.obj, old: e.old}
 	if p := h.pair(i); p != nil {
 		ev.Object, ev.Old = p.obj, p.old
@@ -207,7 +239,7 @@ func (h *history) sealFront() {
 	if p != (typedPair{}) {
 		typed = h.keepTyped(ev.Rev, p)
 	}
-	e := hentry{key: ev.Key, obj: ev.obj, old: ev.old, cause: sealedCause(ev.Cause),
+	e := hentry{obj: ev.obj, old: ev.old, cause: sealedCause(ev.Cause),
 		bits: pack(ev.Type, ev.statusOnly, h.kindID(ev.Kind), typed)}
 	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == historyChunk {
 		h.blocks = append(h.blocks, make([]hentry, 0, historyChunk))

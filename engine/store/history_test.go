@@ -17,9 +17,9 @@ import (
 
 // A sealed entry is kept for every write since the last compaction, so its
 // size is the store's largest per-write cost: keep it packed.
-func TestHentryIs40Bytes(t *testing.T) {
-	if got := unsafe.Sizeof(hentry{}); got != 40 {
-		t.Errorf("unsafe.Sizeof(hentry{}) = %d; want 40", got)
+func TestHentryIs24Bytes(t *testing.T) {
+	if got := unsafe.Sizeof(hentry{}); got != 24 {
+		t.Errorf("unsafe.Sizeof(hentry{}) = %d; want 24", got)
 	}
 }
 
@@ -236,4 +236,146 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}
+
+// A sealed entry keeps no key, so history reads it from the versions the
+// entry points at: kept typed, encoded whole, as a delta, as a status or a
+// spec alone on a base, sharing a pod spec, an Event's kept key, an Event
+// that keeps none, a cluster-scoped object, a delete. Every revision
+// names its key, once sealed and compacted in part as well, and
+// LastWrite finds each deleted object's delete.
+func TestSealedEntriesKnowTheirKeys(t *testing.T) {
+	s := New()
+	want := map[int64]string{}
+	write := func(obj Object, rev int64, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := kinds.Of(obj)
+		want[rev] = k.Key(obj.GetNamespace(), obj.GetName())
+	}
+	var deleted []Object
+	del := func(obj Object) {
+		t.Helper()
+		k := kinds.Of(obj)
+		_, rev, err := s.Delete(k, obj.GetNamespace(), obj.GetName(), "", 1)
+		write(obj, rev, err)
+		deleted = append(deleted, obj)
+	}
+	for i := range 6 {
+		p := typedPod("web-" + strconv.Itoa(i))
+		p.GenerateName = "web-"
+		rev, err := s.Create(p, 1)
+		write(p, rev, err)
+		bound := p.DeepCopy()
+		bound.Spec.NodeName = "n1"
+		rev, err = s.Update(bound, 1)
+		write(bound, rev, err)
+		for j := range 3 {
+			st := bound.DeepCopy()
+			st.Status.Phase = []corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodRunning}[j]
+			st.Status.PodIP = "10.0.0." + strconv.Itoa(i*3+j)
+			rev, err = s.UpdateStatusOnly(st, 1)
+			write(st, rev, err)
+			bound = st
+		}
+		if i%2 == 0 {
+			del(bound)
+		}
+		s.Seal(s.Rev() - 1) // leave the last write recent
+	}
+	n := kinds.Node.New().(*corev1.Node)
+	n.Name = "n1"
+	rev, err := s.Create(n, 1)
+	write(n, rev, err)
+	n2 := n.DeepCopy()
+	n2.Status.Phase = corev1.NodeRunning
+	rev, err = s.UpdateStatusOnly(n2, 1)
+	write(n2, rev, err)
+	del(n2)
+
+	ev := recorded()
+	rev, err = s.Create(ev, 1)
+	write(ev, rev, err)
+	ev2 := ev.DeepCopy()
+	ev2.Count = 2
+	rev, err = s.Update(ev2, 1)
+	write(ev2, rev, err)
+	del(ev2)
+	odd := recorded() // a namespace the key cannot hold: the Event keeps no key
+	odd.Namespace, odd.InvolvedObject.Namespace = "a/b", "a/b"
+	rev, err = s.Create(odd, 1)
+	write(odd, rev, err)
+
+	svc := kinds.Service.New().(*corev1.Service) // never encoded: kept typed
+	svc.Namespace, svc.Name = "default", "web"
+	rev, err = s.Create(svc, 1)
+	write(svc, rev, err)
+	svc2 := svc.DeepCopy()
+	svc2.Labels = map[string]string{"v": "2"}
+	rev, err = s.Update(svc2, 1)
+	write(svc2, rev, err)
+	del(svc2)
+
+	check := func(when string) {
+		t.Helper()
+		for rev := max(s.CompactRev()+1, 2); rev <= s.Rev(); rev++ { // revision 1 is the store's start
+			key, ok := s.KeyAt(rev)
+			if !ok || key != want[rev] {
+				t.Errorf("%s: KeyAt(%d) = %q, %v; want %q", when, rev, key, ok, want[rev])
+			}
+		}
+		evs, err := s.Since(s.CompactRev())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if ev.Key != want[ev.Rev] {
+				t.Errorf("%s: Since gives revision %d the key %q; want %q", when, ev.Rev, ev.Key, want[ev.Rev])
+			}
+		}
+		for _, o := range deleted {
+			k := kinds.Of(o)
+			rev, typ, _, ok := s.LastWrite(k, o.GetNamespace(), o.GetName())
+			if rev <= s.CompactRev() {
+				continue
+			}
+			if !ok || typ != Deleted || want[rev] != k.Key(o.GetNamespace(), o.GetName()) {
+				t.Errorf("%s: LastWrite(%s %s) = %d %v %v", when, k.Kind, o.GetName(), rev, typ, ok)
+			}
+		}
+	}
+	check("some recent")
+	s.Seal(s.Rev())
+	check("all sealed")
+	s.Compact(s.Rev() / 2)
+	check("half compacted")
+}
+
+// metaName reads a name and namespace from any metadata's encoding, and
+// refuses what does not start with metadata or is cut short.
+func TestMetaName(t *testing.T) {
+	p := typedPod("web-1")
+	p.Labels = map[string]string{"app": "web"}
+	p.GenerateName, p.UID = "web-", "u"
+	enc, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, name, ok := metaName(enc)
+	if !ok || string(ns) != "default" || string(name) != "web-1" {
+		t.Errorf("metaName(pod) = %q, %q, %v", ns, name, ok)
+	}
+	n := kinds.Node.New().(*corev1.Node)
+	n.Name = "n1"
+	enc, _ = n.Marshal()
+	if ns, name, ok := metaName(enc); !ok || len(ns) != 0 || string(name) != "n1" {
+		t.Errorf("metaName(node) = %q, %q, %v", ns, name, ok)
+	}
+	for _, bad := range [][]byte{nil, {0x12, 0}, {0x0a}, {0x0a, 5, 0x0a}, {0x0a, 2, 0x0a, 9}, {0x0a, 1, 0x07}} {
+		if _, _, ok := metaName(bad); ok {
+			t.Errorf("metaName(%x) read a name", bad)
+		}
+	}
 }

@@ -155,8 +155,7 @@ func (b *bucket) each(f func(key string, e entry)) {
 
 // entry is the current version of one object: typed, or encoded for the
 // kinds kept at rest (see encoding.go). The bucket keeps one for every
-// object, without its key: a write finds the key's string in history
-// (storedKey).
+// object, without its key: the map holds that (see storedKey).
 type entry struct {
 	obj Object
 	enc *blob
@@ -183,28 +182,12 @@ func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 	return entry{obj: obj}
 }
 
-// storedKey is the key in the scratch buffer as a string the store already
-// holds: the one the object's last write (e is its current version) put in
-// history, while history holds it, so that a write allocates no key; else
-// the one an Event keeps in its bytes; else a new string.
-//
-// An Event's key is a substring of the version that made it, and every
-// write that names it by that string (the map, history, the API server's
-// TTL queue) keeps that version's bytes: reusing the string of the last
-// write keeps one version alive as long as the Event, not one for each of
-// its writes for the hour their leases last.
+// storedKey is the key in the scratch buffer, for an object whose
+// current version is e, as a string: the one an Event keeps in its bytes
+// (see event_encoding.go), else a new one. History keeps no keys (see
+// history), so the new string lives as long as the map holds it, or a
+// watcher has not yet seen the write.
 func (s *Store) storedKey(e entry) string {
-	var rev int64
-	if e.enc != nil {
-		rev, _ = e.enc.rv()
-	} else {
-		rev = rvOf(e.obj)
-	}
-	if i, ok := s.entryAt(rev); ok {
-		if _, key, _, _, _ := s.history.meta(i); key == string(s.keyBuf) {
-			return key
-		}
-	}
 	if e.enc != nil {
 		if key, ok := e.enc.eventKey(); ok {
 			return key
@@ -341,12 +324,10 @@ func (s *Store) ModRev(k *kinds.Kind, namespace, name string) (int64, bool) {
 	return rvOf(e.object(k)), true
 }
 
-// KeyAt is the key that revision rev wrote, while history still holds it:
-// the store's own string, shared, for whoever keeps many keys.
+// KeyAt is the key that revision rev wrote, while history still holds it.
 func (s *Store) KeyAt(rev int64) (string, bool) {
 	if i, ok := s.entryAt(rev); ok {
-		_, key, _, _, _ := s.history.meta(i)
-		return key, true
+		return s.history.key(i), true
 	}
 	return "", false
 }
@@ -591,7 +572,7 @@ func (s *Store) SinceOf(rev int64, ks ...*kinds.Kind) ([]Event, error) {
 	}
 	var out []Event
 	for i := s.historyIndex(rev); i < s.history.len(); i++ {
-		_, _, kind, _, _ := s.history.meta(i)
+		_, kind, _, _ := s.history.meta(i)
 		for _, k := range ks {
 			if kind == k {
 				out = append(out, s.decoded(s.history.event(i)))
@@ -607,17 +588,23 @@ func (s *Store) SinceOf(rev int64, ks ...*kinds.Kind) ([]Event, error) {
 // the last compaction holds no write to the object.
 func (s *Store) LastWrite(k *kinds.Kind, namespace, name string) (rev int64, typ EventType, cause uint64, ok bool) {
 	// An object that exists was last written at its mod revision: found by
-	// arithmetic. Only a deleted one needs the log searched, newest first.
+	// arithmetic. Only a deleted one needs the log searched, newest first,
+	// reading the key of each write to its kind.
 	if mod, exists := s.ModRev(k, namespace, name); exists {
 		if i, ok := s.entryAt(mod); ok {
-			rev, _, _, typ, cause := s.history.meta(i)
+			rev, _, typ, cause := s.history.meta(i)
 			return rev, typ, cause, true
 		}
 		return 0, 0, 0, false // written before the last compaction
 	}
 	key := k.Key(namespace, name)
+	var ekey, scratch []byte
 	for i := s.history.len() - 1; i >= 0; i-- {
-		if rev, ekey, _, typ, cause := s.history.meta(i); ekey == key {
+		rev, kind, typ, cause := s.history.meta(i)
+		if kind != k {
+			continue
+		}
+		if ekey, scratch = s.history.appendKey(i, ekey[:0], scratch); string(ekey) == key {
 			return rev, typ, cause, true
 		}
 	}
@@ -663,7 +650,7 @@ func (s *Store) Seal(rev int64) {
 func (s *Store) sealOld(ev *Event) {
 	old := ev.Old
 	var b *blob
-	if i, ok := s.entryAt(rvOf(old)); ok && i < s.history.n && s.history.sealed(i).key == ev.Key {
+	if i, ok := s.entryAt(rvOf(old)); ok && i < s.history.n && s.wroteVersionOf(i, ev) {
 		switch p := s.history.sealed(i); {
 		case p.obj != nil:
 			b = p.obj
@@ -684,6 +671,20 @@ func (s *Store) sealOld(ev *Event) {
 	if ev.Type == Deleted {
 		ev.Object, ev.obj = nil, b
 	}
+}
+
+// wroteVersionOf says whether the i-th kept entry, sealed, wrote the
+// version that ev superseded, as its resourceVersion says: a write to the
+// same kind (and, checked in tests, the same key; sealed entries keep
+// none to compare cheaply).
+func (s *Store) wroteVersionOf(i int, ev *Event) bool {
+	if _, kind, _, _ := s.history.meta(i); kind != ev.Kind {
+		return false
+	}
+	if VerifyEncoding && s.history.key(i) != ev.Key {
+		panic("store: revision " + strconv.FormatInt(rvOf(ev.Old), 10) + " wrote " + s.history.key(i) + ", not " + ev.Key)
+	}
+	return true
 }
 
 // entryAt is the index of the kept history entry that wrote revision rev.
