@@ -64,10 +64,11 @@ type blob struct {
 	// other bits say what was taken out of it, see event_encoding.go; for
 	// a version with a base, bits 1 and 2 say which fields it keeps), the
 	// resourceVersion plus one as a uvarint (0 if it is left in the
-	// encoding), what an Event keeps of the fields taken out (its etcd
-	// key first), then the body, or its delta against ref's body (see
-	// delta.go). The body is the length of the object's times as a
-	// uvarint, the times (see appendTimes), then the protobuf encoding of
+	// encoding), for an Event its key's field (see keyField), then the
+	// body, or its delta against ref's body (see delta.go). The body is,
+	// for an Event, what it keeps of the fields taken out (its etcd key
+	// first), then the length of the object's times as a uvarint, the
+	// times (see appendTimes), then the protobuf encoding of
 	// the fields the version keeps (in field order; protobuf reads fields
 	// in any order and each once). A string rather than a slice, and the offsets found by
 	// reading it rather than kept, so that a blob is 32 bytes: there are
@@ -103,13 +104,32 @@ func (b *blob) from() int {
 	return 3
 }
 
-// bodyAt is where b's body, or its delta, starts in data.
+// bodyAt is where b's body, or its delta, starts in data: after its
+// resourceVersion, and for an Event after its key's field (see keyField).
+// An Event's body starts with what stripEvent kept of it, its key first,
+// so that a delta against another Event keeps those bytes as few as the
+// rest (see event_encoding.go).
 func (b *blob) bodyAt(k *kinds.Kind) int {
 	_, at := b.rv()
 	if k == kinds.Event {
-		at += eventExtraLen(b.data[0], b.data[at:])
+		_, n := uvarint(b.data[at:])
+		at += n
 	}
 	return at
+}
+
+// keyField is an Event blob's key field (see stripEvent: 0 if it keeps
+// no key) and where its body starts.
+func (b *blob) keyField() (field uint64, bodyAt int) {
+	_, at := b.rv()
+	field, n := uvarint(b.data[at:])
+	return field, at + n
+}
+
+// keepsKey says whether an Event blob keeps its key.
+func (b *blob) keepsKey() bool {
+	field, _ := b.keyField()
+	return field != 0
 }
 
 // body appends b's body to dst: data's, or what its delta rebuilds from
@@ -127,12 +147,19 @@ func (b *blob) body(k *kinds.Kind, dst []byte) []byte {
 	return out
 }
 
-// eventKey is the etcd key an Event's blob keeps (see event_encoding.go),
-// a substring of its data; false if it keeps none.
+// eventKey is the etcd key an Event's blob keeps (see event_encoding.go):
+// a substring of its data if it is kept whole, else a new string; false
+// if it keeps none.
 func (b *blob) eventKey() (string, bool) {
-	_, at := b.rv()
-	key, _, _, _, ok := eventKey(b.data[at:], eventPrefix)
-	return key, ok
+	field, at := b.keyField()
+	if field == 0 {
+		return "", false
+	}
+	n := eventKeyLen(field)
+	if b.ref == nil {
+		return b.data[at : at+n], true
+	}
+	return string(b.body(kinds.Event, nil)[:n]), true
 }
 
 // appendKey appends the etcd key of the object b is a version of to dst:
@@ -141,12 +168,17 @@ func (b *blob) eventKey() (string, bool) {
 // rest. It rebuilds the body into scratch and returns scratch.
 func (b *blob) appendKey(k *kinds.Kind, dst, scratch []byte) (key, scratchOut []byte) {
 	if k == kinds.Event {
-		if key, ok := b.eventKey(); ok {
-			return append(dst, key...), scratch
+		if field, _ := b.keyField(); field != 0 {
+			scratch = b.body(k, scratch[:0])
+			return append(dst, scratch[:eventKeyLen(field)]...), scratch
 		}
 	}
 	scratch = b.holding(1).body(k, scratch[:0])
-	_, proto := splitBody(scratch)
+	body := scratch
+	if k == kinds.Event { // one that keeps no key: its body starts with its uids
+		body = body[eventExtraLen(b.data[0], 0, body):]
+	}
+	_, proto := splitBody(body)
 	namespace, name, ok := metaName(proto)
 	if !ok { // every kind's encoding starts with its metadata, even an empty one
 		panic("store: a " + k.Kind + " version's encoding does not start with its metadata")
@@ -391,7 +423,14 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 			header |= sharedSpec
 		}
 	}
-	body := binary.AppendUvarint(s.bodyBuf[:0], uint64(len(s.timesBuf)))
+	// An Event's key field stays before its body, which starts with the
+	// rest of what stripEvent kept (see bodyAt).
+	fieldLen := 0
+	if isEvent {
+		_, fieldLen = binary.Uvarint(s.extraBuf)
+	}
+	body := append(s.bodyBuf[:0], s.extraBuf[fieldLen:]...)
+	body = binary.AppendUvarint(body, uint64(len(s.timesBuf)))
 	body = append(body, s.timesBuf...)
 	body = append(body, meta...)
 	body = append(body, enc...)
@@ -420,10 +459,10 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
 	var data strings.Builder // one allocation, at the exact size, not zeroed
-	data.Grow(1 + len(rvEnc) + len(s.extraBuf) + len(kept))
+	data.Grow(1 + len(rvEnc) + fieldLen + len(kept))
 	data.WriteByte(header)
 	data.Write(rvEnc)
-	data.Write(s.extraBuf)
+	data.Write(s.extraBuf[:fieldLen])
 	data.Write(kept)
 	b.data = data.String()
 	if b.ref == nil {
@@ -650,9 +689,9 @@ func topFields(k *kinds.Kind, enc []byte) (specAt, statusAt int, ok bool) {
 	return specAt, statusAt, true
 }
 
-// uvarint is binary.Uvarint for a string: the value and the bytes read, 0
-// if s ends first.
-func uvarint(s string) (uint64, int) {
+// uvarint is binary.Uvarint for a string or a slice: the value and the
+// bytes read, 0 if s ends first.
+func uvarint[T string | []byte](s T) (uint64, int) {
 	var x uint64
 	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
 		c := s[i]
@@ -729,15 +768,28 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	case b.base != nil: // a shared spec
 		unmarshal(k, u, []byte(b.base.data[sharedSpecAt:]))
 	}
-	rv, kept := b.rv()
-	times, proto := splitBody(b.body(k, buf[:0]))
+	rv, _ := b.rv()
+	body := b.body(k, buf[:0])
+	var extra string // what stripEvent kept of an Event
+	field, at := uint64(0), 0
+	if k == kinds.Event {
+		field, at = b.keyField()
+		if b.ref == nil {
+			extra = b.data[at:] // the decoded Event's strings share the blob's
+		} else {
+			extra = string(body)
+		}
+		extra = extra[:eventExtraLen(b.data[0], field, extra)]
+		body = body[len(extra):]
+	}
+	times, proto := splitBody(body)
 	unmarshal(k, u, proto) // protobuf merges: each field lands once
 	if rv >= 0 {
 		obj.SetResourceVersion(strconv.FormatInt(rv, 10))
 	}
 	restoreTimes(obj, string(times))
 	if ev, ok := obj.(*corev1.Event); ok {
-		unstripEvent(ev, b.data[0], b.data[kept:b.bodyAt(k)])
+		unstripEvent(ev, b.data[0], field, extra)
 	}
 	if b.data[0]&1 == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)

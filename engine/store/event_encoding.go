@@ -29,19 +29,26 @@ import (
 // checks every Event a test writes, as every other kind.
 //
 // The bytes kept first are the Event's etcd key, whole: the store's map
-// and the API server's TTL queue find an Event by it, history reads it
-// back, and a substring of the blob costs no allocation of its own, where
-// a key string of its own (67 bytes for a pod's Event) cost 80. The Event's name
-// and namespace are read back from it, and so is its object's name (the
-// name's part before its last dot, client-go's naming) and namespace
-// when they repeat them, and its creationTimestamp when it is the time the
-// name says (see nameTime). An Event about an object often names it in
-// its message as well ("Successfully assigned default/web-1 to node-7",
-// "Created pod: web-5d8f9c7b6-x2k4q"): 20 to 30 bytes that a delta
-// against another object's Event keeps mostly as they are. So when the
-// object's name is the key's, the message is kept without its first
-// mention of it, and where it stood is kept after the key (see
-// messageAt).
+// and the API server's TTL queue find an Event by it, and history reads
+// it back. The Event's name and namespace are read back from it, and so
+// is its object's name (the name's part before its last dot, client-go's
+// naming) and namespace when they repeat them, and its creationTimestamp
+// when it is the time the name says (see nameTime). An Event about an
+// object often names it in its message as well ("Successfully assigned
+// default/web-1 to node-7", "Created pod: web-5d8f9c7b6-x2k4q"): 20 to
+// 30 bytes that a delta against another object's Event keeps mostly as
+// they are. So when the object's name is the key's, the message is kept
+// without its first mention of it, and where it stood is kept after the
+// key (see messageAt).
+//
+// Only the key's field, its length, stays ahead of the body (see
+// blob.bodyAt); the key and the rest of the bytes kept start the body, so
+// that an Event kept as a delta against another Event of its reason and
+// workload keeps of its key only what differs: the pod's generated suffix
+// and the last digits of the time, about 15 bytes of 66. Reading the key
+// of such an Event rebuilds its body; the map does so only for a key
+// whose hash matches, and an Event kept whole, a reference, still gives
+// its key as a substring of its bytes.
 
 // The flags of an Event's header byte (bit 0 says whether it carried its
 // TypeMeta, as for every kind).
@@ -65,9 +72,10 @@ type elided struct {
 }
 
 // stripEvent empties the fields of ev that the rest of it repeats, appends
-// to extra what restoring them needs (first the key, which prefix, its
-// kind's etcd prefix, begins; none if its namespace would not read back),
-// and returns the header flags and what it took out (see restore).
+// to extra what restoring them needs (first the key's field, then the
+// key, which prefix, its kind's etcd prefix, begins; none if its
+// namespace would not read back), and returns the header flags and what
+// it took out (see restore).
 func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, elided) {
 	var flags byte
 	var was elided
@@ -220,28 +228,30 @@ func workload(name string) string {
 	return name
 }
 
-// eventKey is the key kept at the start of an Event's extra bytes, and
-// the namespace and name in it; ok false if it kept none. prefix is the
-// kind's etcd prefix. The extra bytes start with a uvarint, 0 for no
-// key, else 1 + the length of "namespace/name" shifted left once (bit 0
-// is a flag, see stripEvent), then the key, prefix/namespace/name.
-func eventKey(extra, prefix string) (key, namespace, name string, n int, ok bool) {
-	field, a := uvarint(extra)
-	if field == 0 {
-		return "", "", "", a, false
-	}
-	end := a + len(prefix) + 1 + int(field>>1-1)
-	key = extra[a:end]
-	nsName := key[len(prefix)+1:]
+// eventKeyLen is the length of the key an Event keeps, from its key
+// field: a uvarint, 0 for no key, else 1 + the length of "namespace/name"
+// shifted left once (bit 0 is a flag, see stripEvent). The key, kept first
+// in the Event's body, is prefix/namespace/name.
+func eventKeyLen(field uint64) int { return len(eventPrefix) + 1 + int(field>>1-1) }
+
+// splitEventKey is the namespace and name in an Event's key; the
+// namespace ends at the first "/" after the prefix, as it holds none (see
+// stripEvent).
+func splitEventKey(key string) (namespace, name string) {
+	nsName := key[len(eventPrefix)+1:]
 	i := strings.IndexByte(nsName, '/')
-	return key, nsName[:i], nsName[i+1:], end, true
+	return nsName[:i], nsName[i+1:]
 }
 
-// eventExtraLen is the length of the bytes stripEvent kept, at the start
-// of extra.
-func eventExtraLen(flags byte, extra string) int {
-	_, _, _, n, _ := eventKey(extra, eventPrefix)
-	_, n = messageAt(flags, extra, n)
+// eventExtraLen is the length of the bytes stripEvent kept after the key
+// field, at the start of body: the key, if field says it keeps one, where
+// the message named its object, and the uids.
+func eventExtraLen[T string | []byte](flags byte, field uint64, body T) int {
+	n := 0
+	if field != 0 {
+		n = eventKeyLen(field)
+	}
+	_, n = messageAt(flags, body, n)
 	if flags&evUID != 0 {
 		n += 16
 	}
@@ -255,7 +265,7 @@ func eventExtraLen(flags byte, extra string) int {
 // message named its object: 1 + the offset in the message kept, 0 if it
 // did not or the Event keeps its object's name (no evName flag: then
 // nothing is kept). end is where what follows starts.
-func messageAt(flags byte, extra string, n int) (at uint64, end int) {
+func messageAt[T string | []byte](flags byte, extra T, n int) (at uint64, end int) {
 	if flags&evName == 0 {
 		return 0, n
 	}
@@ -267,11 +277,16 @@ func messageAt(flags byte, extra string, n int) (at uint64, end int) {
 var eventPrefix = kinds.Event.EtcdPrefix
 
 // unstripEvent fills in, on an Event decoded from a blob, the fields
-// stripEvent emptied, from the rest of it and the kept bytes extra. Its
-// times must already be whole (restoreTimes).
-func unstripEvent(ev *corev1.Event, flags byte, extra string) {
-	_, ns, name, n, ok := eventKey(extra, eventPrefix)
-	namedTime := ok && extra[0]&1 != 0 // bit 0 of the key's uvarint
+// stripEvent emptied, from the rest of it, its key field and the kept
+// bytes extra. Its times must already be whole (restoreTimes).
+func unstripEvent(ev *corev1.Event, flags byte, field uint64, extra string) {
+	ok, n := field != 0, 0
+	var ns, name string
+	if ok {
+		n = eventKeyLen(field)
+		ns, name = splitEventKey(extra[:n])
+	}
+	namedTime := field&1 != 0
 	at, n := messageAt(flags, extra, n)
 	extra = extra[n:]
 	if ok {

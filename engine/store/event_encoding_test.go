@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"strings"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -390,5 +392,56 @@ func TestEventsOfAWorkloadShareReferences(t *testing.T) {
 	}
 	if c := event("app-0043-5d8f9c7b6f", "m3n4b"); c.ref != b {
 		t.Errorf("an Event is a delta against %p; want its own workload's reference %p", c.ref, b)
+	}
+}
+
+// An Event kept as a delta against another of its workload keeps of its
+// key only what differs (its pod's suffix, the time's last digits): the
+// whole version is shorter than its key. Its key, read back by rebuilding
+// it, finds it, names it in history and in what decodes.
+func TestAnEventsDeltaKeepsItsKeyShort(t *testing.T) {
+	s := New()
+	var revs []int64
+	var names []string
+	for i, pod := range []string{"2g7mn", "x2k4q", "k9l2p"} {
+		ev := recorded()
+		ev.InvolvedObject.Name = "app-0042-7b576dd48d-" + pod
+		ev.Name = ev.InvolvedObject.Name + ".1816687ec05702" + strconv.Itoa(10+i)
+		rev, err := s.Create(ev, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs, names = append(revs, rev), append(names, ev.Name)
+	}
+	for i, name := range names {
+		key := kinds.Event.Key("default", name)
+		s.lookupKey(kinds.Event, "default", name)
+		e, ok := s.bucket(kinds.Event).get(s.keyBuf)
+		if !ok {
+			t.Fatalf("%s: not found by its key", name)
+		}
+		if got, _ := e.enc.eventKey(); got != key {
+			t.Errorf("%s: eventKey = %q", name, got)
+		}
+		if i > 0 && (e.enc.ref == nil || len(e.enc.data) >= len(key)) {
+			t.Errorf("%s: kept in %d bytes, delta %v; want a delta shorter than its %d-byte key", name, len(e.enc.data), e.enc.ref != nil, len(key))
+		}
+		if got, _ := s.KeyAt(revs[i]); got != key {
+			t.Errorf("%s: KeyAt = %q", name, got)
+		}
+		if o, _ := s.Get(kinds.Event, "default", name); o.GetName() != name {
+			t.Errorf("%s: decodes as %s", name, o.GetName())
+		}
+		if v, _ := s.VersionAt(revs[i]); v.Key(kinds.Event) != key || !s.IsCurrent(kinds.Event, v) {
+			t.Errorf("%s: its version's key is %q, current %v", name, v.Key(kinds.Event), s.IsCurrent(kinds.Event, v))
+		}
+	}
+	var want []string
+	for _, name := range names {
+		want = append(want, kinds.Event.Key("default", name))
+	}
+	slices.Sort(want)
+	if keys := s.bucket(kinds.Event).keys(); !slices.Equal(keys, want) {
+		t.Errorf("keys() = %q; want %q", keys, want)
 	}
 }

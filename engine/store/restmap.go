@@ -1,5 +1,7 @@
 package store
 
+import "github.com/kubeloop/kubeloop/engine/kinds"
+
 // restMap holds the current versions of a kind kept at rest (Events) by
 // key. A busy cluster keeps about a million Events, six for every pod,
 // each for an hour, so this map is the largest the store has.
@@ -25,11 +27,12 @@ package store
 // namespace the key layout cannot hold, so lookups pay for it only with a
 // length check.
 type restMap struct {
-	slots  []*blob  // a power of two of them, or none; nil is free, deleted marks a deleted version's slot
-	hashes []uint32 // the low 32 bits of the hash of each slot's key
-	n      int      // versions in slots
-	used   int      // slots not free: versions and deleted marks
-	more   map[string]*blob
+	slots   []*blob  // a power of two of them, or none; nil is free, deleted marks a deleted version's slot
+	hashes  []uint32 // the low 32 bits of the hash of each slot's key
+	n       int      // versions in slots
+	used    int      // slots not free: versions and deleted marks
+	more    map[string]*blob
+	scratch []byte // a body rebuilt to read its key
 }
 
 // deleted fills the slot of a deleted version until the table is rebuilt:
@@ -65,10 +68,18 @@ func keyHash[S ~string | ~[]byte](s S) uint64 {
 	return h & hashMask
 }
 
-// keeps says whether b keeps key in its bytes.
-func keeps[S ~string | ~[]byte](b *blob, key S) bool {
-	k, ok := b.eventKey()
-	return ok && k == string(key)
+// keeps says whether b keeps key: in its bytes if b is kept whole, else
+// in the body its delta rebuilds, into the map's scratch buffer.
+func keeps[S ~string | ~[]byte](m *restMap, b *blob, key S) bool {
+	field, at := b.keyField()
+	if field == 0 || eventKeyLen(field) != len(key) {
+		return false
+	}
+	if b.ref == nil {
+		return b.data[at:at+len(key)] == string(key)
+	}
+	m.scratch = b.body(kinds.Event, m.scratch[:0])
+	return string(m.scratch[:len(key)]) == string(key)
 }
 
 // find is the slot of key's version (a scratch buffer or a string); false
@@ -82,7 +93,7 @@ func find[S ~string | ~[]byte](m *restMap, key S) (int, bool) {
 		switch b := m.slots[i]; {
 		case b == nil:
 			return 0, false
-		case m.hashes[i] == uint32(h) && b != deleted && keeps(b, key):
+		case m.hashes[i] == uint32(h) && b != deleted && keeps(m, b, key):
 			return i, true
 		}
 	}
@@ -102,7 +113,7 @@ func getRest[S ~string | ~[]byte](m *restMap, key S) (*blob, bool) {
 
 func (m *restMap) put(key string, b *blob) {
 	switch i, ok := find(m, key); {
-	case ok && keeps(b, key):
+	case ok && b.keepsKey():
 		m.slots[i] = b
 		return
 	case ok:
@@ -115,7 +126,10 @@ func (m *restMap) put(key string, b *blob) {
 
 // add is put of a key the map does not hold: a new Event.
 func (m *restMap) add(key string, b *blob) {
-	if !keeps(b, key) {
+	if VerifyEncoding && b.keepsKey() && !keeps(m, b, key) {
+		panic("store: an Event filed under " + key + " keeps another key")
+	}
+	if !b.keepsKey() {
 		if m.more == nil {
 			m.more = map[string]*blob{}
 		}
