@@ -2,9 +2,9 @@ package store
 
 import (
 	"encoding/json"
-	"strings"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
