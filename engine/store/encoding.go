@@ -78,6 +78,43 @@ type blob struct {
 	ref  *blob // the version kept whole that data's delta rebuilds the body from; nil if data has the body
 }
 
+// Versions kept as deltas, most of a busy cluster's, are short (10 to 80
+// bytes) and many, so their bytes are cut from blocks of slabSize, not
+// allocated one by one: the allocator would round each up to its size
+// class, 5 to 9 bytes more. A block is a strings.Builder that only ever
+// appends within the capacity it was given, so each version's bytes are
+// a substring of what it holds, never copied or changed. A block stays
+// alive while any version in it does, so it holds only versions that die
+// about when those written near them do, once compaction or an Event's
+// hour passes: the Events and the statuses kept as deltas (see inSlab). A
+// version kept whole may be a reference, and one that keeps metadata or a
+// spec the base of every later status of its object: each of those is
+// allocated on its own.
+const slabSize = 32 << 10
+
+// inSlab says whether b, a version of kind k with header header, has its
+// bytes cut from a block (see slabSize): it is a delta that no version
+// will take as its base.
+func inSlab(k *kinds.Kind, b *blob, header byte) bool {
+	return b.ref != nil && (k == kinds.Event || b.base != nil && header&(keepsSpec|sharedSpec) == 0)
+}
+
+// dataWriter returns where to write a version's n bytes: the store's
+// block (if slab and they are short) or a builder of their own; they
+// then are w.String()[start:].
+func (s *Store) dataWriter(n int, slab bool) (w *strings.Builder, start int) {
+	if !slab || n > slabSize/8 {
+		w = new(strings.Builder)
+		w.Grow(n) // one allocation, at the exact size, not zeroed
+		return w, 0
+	}
+	if s.slab.Cap()-s.slab.Len() < n {
+		s.slab = strings.Builder{}
+		s.slab.Grow(slabSize)
+	}
+	return &s.slab, s.slab.Len()
+}
+
 // rv is the resourceVersion, left out of the encoding; -1 if it is in it.
 // start is where what follows it (an Event's kept fields, else the
 // protobuf encoding) starts in data.
@@ -458,13 +495,12 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
-	var data strings.Builder // one allocation, at the exact size, not zeroed
-	data.Grow(1 + len(rvEnc) + fieldLen + len(kept))
+	data, start := s.dataWriter(1+len(rvEnc)+fieldLen+len(kept), inSlab(k, b, header))
 	data.WriteByte(header)
 	data.Write(rvEnc)
 	data.Write(s.extraBuf[:fieldLen])
 	data.Write(kept)
-	b.data = data.String()
+	b.data = data.String()[start:]
 	if b.ref == nil {
 		s.remember(key, b, b.data[len(b.data)-len(kept):])
 	}

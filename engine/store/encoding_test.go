@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -330,6 +331,46 @@ func TestLastWriteOfDeletedAndCompacted(t *testing.T) {
 func TestBlobIs32Bytes(t *testing.T) {
 	if got := reflect.TypeFor[blob]().Size(); got != 32 {
 		t.Errorf("a blob is %d bytes; want 32", got)
+	}
+}
+
+// Versions' bytes read back whatever their length, cut from blocks or
+// allocated alone, and a block filled to its end leaves every version cut
+// from it whole. Short versions cut from a block cost no allocation each.
+func TestVersionBytesReadBack(t *testing.T) {
+	s := New()
+	type kept struct{ got, want string }
+	var all []kept
+	sizes := []int{0, 1, 127, 128, slabSize / 8, slabSize/8 + 1, slabSize, slabSize + 1}
+	for i := range 3000 { // more than a block's worth of short ones
+		sizes = append(sizes, 5+i%90)
+	}
+	write := func(n int, slab bool, c byte) kept {
+		want := strings.Repeat(string(c), n)
+		w, start := s.dataWriter(n, slab)
+		w.WriteString(want)
+		return kept{w.String()[start:], want}
+	}
+	for i, n := range sizes {
+		for _, slab := range []bool{true, false} {
+			all = append(all, write(n, slab, byte('a'+i%26)))
+		}
+	}
+	for i, k := range all {
+		if k.got != k.want {
+			t.Fatalf("version %d (%d bytes) reads back %d bytes: %.20q", i, len(k.want), len(k.got), k.got)
+		}
+	}
+	a, b := write(40, true, 'x'), write(40, true, 'y')
+	if unsafe.Add(unsafe.Pointer(unsafe.StringData(a.got)), len(a.got)) != unsafe.Pointer(unsafe.StringData(b.got)) {
+		t.Error("two short versions written one after the other are not cut from one block")
+	}
+	short := strings.Repeat("z", 50)
+	if n := testing.AllocsPerRun(1000, func() {
+		w, _ := s.dataWriter(len(short), true)
+		w.WriteString(short)
+	}); n > 0.1 {
+		t.Errorf("a short version cut from a block costs %.2f allocations", n)
 	}
 }
 

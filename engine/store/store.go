@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -236,6 +237,7 @@ type Store struct {
 	cmpBuf     []byte                  // scratch for encoding
 	deltaBuf   []byte                  // scratch for encoding
 	ownIdx     refIndex                // scratch for encoding: the index of a version's own reference
+	slab       strings.Builder         // the block short versions' bytes are cut from (see slabSize)
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
