@@ -91,7 +91,7 @@ func TestRestMapMatchesAMap(t *testing.T) {
 }
 
 // TestRestMapExpiry keeps a window of the newest keys, as Events' expiry
-// does: the oldest goes as each new one comes, so deleted marks pile up
+// does: the oldest goes as each new one comes, so tombstones pile up
 // until a rebuild of the same size clears them.
 func TestRestMapExpiry(t *testing.T) {
 	for _, mask := range []uint64{^uint64(0), 0xf} {
@@ -106,9 +106,9 @@ func TestRestMapExpiry(t *testing.T) {
 			for i := range 20000 {
 				k := eventPrefix + fmt.Sprintf("/ns%d/ev.%d", i%3, i)
 				b := restBlob(st, k, i%8 != 0)
-				size, used := len(m.slots), m.used
+				size, used := len(m.t.slots), m.t.used
 				m.add(k, b)
-				if len(m.slots) == size && m.used < used {
+				if len(m.t.slots) == size && m.t.used < used {
 					cleared++ // rebuilt at the same size
 				}
 				want[k], window = b, append(window, k)
@@ -123,15 +123,15 @@ func TestRestMapExpiry(t *testing.T) {
 					}
 				}
 				checkRestMap(t, &m, len(want))
-				if len(m.slots) > 0 {
-					sizes[len(m.slots)] = true
+				if len(m.t.slots) > 0 {
+					sizes[len(m.t.slots)] = true
 				}
 			}
 			if len(sizes) > 7 { // 16 to 1024
 				t.Errorf("the table took %d sizes (%v); it should have stopped growing", len(sizes), sizes)
 			}
 			if mask == ^uint64(0) && cleared == 0 {
-				t.Error("deleted marks never filled the table; the test does not cover rebuilding at the same size")
+				t.Error("tombstones never filled the table; the test does not cover rebuilding at the same size")
 			}
 		})
 	}
@@ -141,22 +141,35 @@ func TestRestMapExpiry(t *testing.T) {
 // is left, which ends every probe sequence.
 func checkRestMap(t *testing.T, m *restMap, want int) {
 	t.Helper()
+	if m.len() != want {
+		t.Fatalf("len = %d; want %d", m.len(), want)
+	}
+	checkTable(t, &m.t)
+}
+
+// checkTable checks t's counts against its slots, that every empty slot
+// is free or a tombstone, and that a free slot is left, which ends every
+// probe sequence.
+func checkTable[V comparable](t *testing.T, tb *table[V]) {
+	t.Helper()
+	var none V
 	n, used := 0, 0
-	for _, b := range m.slots {
-		if b != nil {
+	for i, v := range tb.slots {
+		switch {
+		case v != none:
+			n++
 			used++
-			if b != deleted {
-				n++
-			}
+		case tb.hashes[i] == tombstone:
+			used++
+		case tb.hashes[i] != 0:
+			t.Fatalf("empty slot %d has hash bits %#x", i, tb.hashes[i])
 		}
 	}
 	switch {
-	case m.len() != want:
-		t.Fatalf("len = %d; want %d", m.len(), want)
-	case n != m.n || used != m.used:
-		t.Fatalf("%d versions and %d slots not free; counted as %d and %d", n, used, m.n, m.used)
-	case len(m.slots) > 0 && used*8 > len(m.slots)*7:
-		t.Fatalf("%d of %d slots not free", used, len(m.slots))
+	case n != tb.n || used != tb.used:
+		t.Fatalf("%d values and %d slots not free; counted as %d and %d", n, used, tb.n, tb.used)
+	case len(tb.slots) > 0 && used*8 > len(tb.slots)*7:
+		t.Fatalf("%d of %d slots not free", used, len(tb.slots))
 	}
 }
 

@@ -20,7 +20,9 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,24 +91,23 @@ func (e *ErrCompacted) Error() string {
 
 type bucket struct {
 	// The current versions by key: typed, or encoded for a kind kept at
-	// rest; one map or the other. Each holds only what its kind needs, so
-	// that a slot is 32 or 12 bytes: there is one for every object.
-	typedObjs map[string]Object
-	rest      restMap
-	atRest    bool     // the kind is kept encoded even while current
-	sorted    []string // keys in order; nil when stale
-	rev       int64    // the revision of the latest write to the kind
-	indexes   []*index // the kind's indexes (see AddIndex)
+	// rest; one table or the other (see table).
+	objs    typedMap
+	rest    restMap
+	atRest  bool         // the kind is kept encoded even while current
+	sorted  []string     // at rest: the keys in order; nil when stale
+	inOrder []objectName // typed: the objects' names in key order; nil when stale
+	rev     int64        // the revision of the latest write to the kind
+	indexes []*index     // the kind's indexes (see AddIndex)
 }
 
-// get is the entry at key (a scratch buffer: indexing a map with a
-// converted slice does not allocate).
+// get is the entry at key (a scratch buffer).
 func (b *bucket) get(key []byte) (entry, bool) {
 	if b.atRest {
 		enc, ok := getRest(&b.rest, key)
 		return entry{enc: enc}, ok
 	}
-	obj, ok := b.typedObjs[string(key)]
+	obj, ok := getTyped(&b.objs, key)
 	return entry{obj: obj}, ok
 }
 
@@ -116,14 +117,15 @@ func (b *bucket) at(key string) entry {
 		enc, _ := getRest(&b.rest, key)
 		return entry{enc: enc}
 	}
-	return entry{obj: b.typedObjs[key]}
+	obj, _ := getTyped(&b.objs, key)
+	return entry{obj: obj}
 }
 
 func (b *bucket) put(key string, e entry) {
 	if b.atRest {
 		b.rest.put(key, e.enc)
 	} else {
-		b.typedObjs[key] = e.obj
+		b.objs.put(key, e.obj)
 	}
 }
 
@@ -132,7 +134,7 @@ func (b *bucket) add(key string, e entry) {
 	if b.atRest {
 		b.rest.add(key, e.enc)
 	} else {
-		b.typedObjs[key] = e.obj
+		b.objs.add(key, e.obj)
 	}
 }
 
@@ -140,18 +142,22 @@ func (b *bucket) del(key string) {
 	if b.atRest {
 		b.rest.del(key)
 	} else {
-		delete(b.typedObjs, key)
+		b.objs.del(key)
 	}
 }
 
-func (b *bucket) size() int { return b.rest.len() + len(b.typedObjs) }
+// stale forgets the order of the bucket's keys, after a create or a
+// delete.
+func (b *bucket) stale() { b.sorted, b.inOrder = nil, nil }
 
-// each calls f for every entry, in no order.
+func (b *bucket) size() int { return b.rest.len() + b.objs.len() }
+
+// each calls f for every entry, in no order. The key of a typed object is
+// made for the call.
 func (b *bucket) each(f func(key string, e entry)) {
 	b.rest.each(func(key string, enc *blob) { f(key, entry{enc: enc}) })
-	for key, obj := range b.typedObjs {
-		f(key, entry{obj: obj})
-	}
+	k := b.objs.k
+	b.objs.t.each(func(o Object) { f(k.Key(o.GetNamespace(), o.GetName()), entry{obj: o}) })
 }
 
 // entry is the current version of one object: typed, or encoded for the
@@ -265,10 +271,7 @@ func (s *Store) newBucket(k *kinds.Kind) *bucket {
 	if b, ok := s.others[k]; ok {
 		return b
 	}
-	b := &bucket{atRest: keptAtRest(k)}
-	if !b.atRest {
-		b.typedObjs = map[string]Object{}
-	}
+	b := &bucket{atRest: keptAtRest(k), objs: typedMap{k: k}}
 	switch {
 	case k.ID > 0:
 		if k.ID >= len(s.buckets) {
@@ -387,6 +390,24 @@ func (s *Store) IsCurrent(k *kinds.Kind, v Version) bool {
 // objects are shared.
 func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	b := s.bucket(k)
+	if !b.atRest {
+		names := b.names()
+		if k.Namespaced && namespace != "" {
+			first := objectName{namespace: namespace} // the key "namespace/", before every one in namespace
+			lo := sort.Search(len(names), func(i int) bool { return cmpObjectNames(names[i], first) >= 0 })
+			hi := lo
+			for hi < len(names) && names[hi].namespace == namespace {
+				hi++
+			}
+			names = names[lo:hi]
+		}
+		out := make([]Object, len(names))
+		for i, n := range names {
+			s.lookupKey(k, n.namespace, n.name)
+			out[i], _ = getTyped(&b.objs, s.keyBuf)
+		}
+		return out
+	}
 	keys := b.keys()
 	if k.Namespaced && namespace != "" {
 		prefix := k.EtcdPrefix + "/" + namespace + "/"
@@ -404,7 +425,7 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	return out
 }
 
-// keys is the bucket's keys in order.
+// keys is the keys of a bucket kept at rest, in order.
 func (b *bucket) keys() []string {
 	if b.sorted == nil {
 		b.sorted = make([]string, 0, b.size())
@@ -412,6 +433,45 @@ func (b *bucket) keys() []string {
 		sort.Strings(b.sorted)
 	}
 	return b.sorted
+}
+
+// objectName is a typed object's namespace and name: its key, kept in the
+// object's own strings.
+type objectName struct{ namespace, name string }
+
+// names is the names of the objects of a bucket kept typed, in key order
+// (see cmpObjectNames). What is kept is only the order, in strings the
+// objects share, not the objects, which the next write would leave stale.
+func (b *bucket) names() []objectName {
+	if b.inOrder == nil {
+		b.inOrder = make([]objectName, 0, b.size())
+		b.objs.t.each(func(o Object) { b.inOrder = append(b.inOrder, objectName{o.GetNamespace(), o.GetName()}) })
+		slices.SortFunc(b.inOrder, cmpObjectNames)
+	}
+	return b.inOrder
+}
+
+// cmpObjectNames compares the keys of two objects of one kind by their
+// names: "namespace/name" as a string, not as a pair ("a-x/b" sorts
+// before "a/b"), without building it.
+func cmpObjectNames(a, b objectName) int {
+	if a.namespace == b.namespace {
+		return strings.Compare(a.name, b.name)
+	}
+	x, y := a.namespace, b.namespace
+	n := min(len(x), len(y))
+	if c := strings.Compare(x[:n], y[:n]); c != 0 {
+		return c
+	}
+	// One namespace starts the other: the "/" after the shorter meets the
+	// longer's next byte.
+	switch {
+	case len(x) < len(y) && y[n] != '/':
+		return cmp.Compare('/', y[n])
+	case len(y) < len(x) && x[n] != '/':
+		return cmp.Compare(x[n], '/')
+	}
+	return strings.Compare(x+"/"+a.name, y+"/"+b.name) // a namespace that holds a "/"
 }
 
 // KindRev is the revision of the latest write to an object of kind k (0 if
@@ -457,7 +517,7 @@ func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64
 	e := s.newEntry(b, k, obj)
 	key := s.keyOf(e)
 	b.add(key, e)
-	b.sorted = nil
+	b.stale()
 	b.rev = s.rev
 	s.indexAdd(k, key, obj)
 	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
@@ -528,7 +588,7 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 	key := s.storedKey(was)
 	s.rev++
 	b.del(key)
-	b.sorted = nil
+	b.stale()
 	b.rev = s.rev
 	s.indexRemove(k, key, old)
 	s.history.append(Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
