@@ -128,15 +128,85 @@ type Trace struct {
 	// The ring is stored in fixed-size chunks, allocated as it fills, so
 	// that growing it never copies or re-zeroes what it holds (a large
 	// cluster records hundreds of thousands of events).
-	chunks  [][]Event
+	chunks  [][]slot
 	size    int    // slots in use: grows up to max, then the ring wraps
 	max     int    // capacity
 	start   int    // slot of the oldest kept event
 	n       int    // number of kept events
 	nextSeq uint64 // the Seq the next event gets
+
+	// The component, namespace and why of an event come from small sets
+	// that repeat from step to step, so a slot keeps each as a number in
+	// these tables. A table only grows when it meets a string it has not
+	// seen, and stops at maxNames.
+	components, namespaces, whys names
+	// spilled holds, by seq, the component, namespace and why of the kept
+	// events that named a string a full table had no room for. An entry
+	// leaves when its slot is reused, so it is bounded by the ring.
+	spilled map[uint64]spill
 }
 
-func (t *Trace) slot(i int) *Event {
+// slot is how the ring keeps one event: 64 bytes, where an Event takes 120,
+// and two pointers for the garbage collector to follow instead of five. A
+// large cluster keeps DefaultCapacity of them. The Seq is not kept: it
+// follows from the slot's place in the ring.
+type slot struct {
+	t         sim.Tick
+	rev       int64
+	cause     uint64
+	object    string
+	message   string
+	component uint16 // index in Trace.components, or spilled
+	namespace uint16 // index in Trace.namespaces, or spilled
+	why       uint16 // index in Trace.whys, or spilled
+	lane      Lane
+	column    Column
+}
+
+// spilled is the name number of a string that is kept in Trace.spilled.
+const spilled = 1<<16 - 1
+
+// maxNames is how many strings a names table holds: every number but
+// spilled.
+const maxNames = spilled
+
+// spill is the part of an event that its slot could not number.
+type spill struct{ component, namespace, why string }
+
+// names numbers distinct strings in the order they are first met, which
+// the order of the steps decides.
+type names struct {
+	list []string
+	ids  map[string]uint16
+}
+
+// id returns s's number, adding s if it is new, or spilled if s is new and
+// the table is full.
+func (n *names) id(s string) uint16 {
+	if id, ok := n.ids[s]; ok {
+		return id
+	}
+	if len(n.list) == maxNames {
+		return spilled
+	}
+	if n.ids == nil {
+		n.ids = make(map[string]uint16)
+	}
+	id := uint16(len(n.list))
+	n.list = append(n.list, s)
+	n.ids[s] = id
+	return id
+}
+
+// name returns the string numbered id; spill is used for spilled.
+func (n *names) name(id uint16, spill string) string {
+	if id == spilled {
+		return spill
+	}
+	return n.list[id]
+}
+
+func (t *Trace) slot(i int) *slot {
 	return &t.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
 }
 
@@ -152,27 +222,39 @@ func New(clock interface{ Now() sim.Tick }, capacity int) *Trace {
 // Record stamps e with the current time and the next sequence number, keeps
 // it, and returns the sequence number (for use as a cause).
 func (t *Trace) Record(e Event) uint64 {
-	e.T = t.clock.Now()
-	e.Seq = t.nextSeq
+	seq := t.nextSeq
 	t.nextSeq++
+	var s *slot
 	if t.size < t.max {
 		if t.size>>chunkBits == len(t.chunks) {
-			t.chunks = append(t.chunks, make([]Event, min(1<<chunkBits, t.max-t.size)))
+			t.chunks = append(t.chunks, make([]slot, min(1<<chunkBits, t.max-t.size)))
 		}
-		*t.slot(t.size) = e // still growing: start stays 0
+		s = t.slot(t.size) // still growing: start stays 0
 		t.size++
 		t.n++
-		return e.Seq
+	} else {
+		s = t.slot(t.start) // full: overwrite the oldest
+		t.start = (t.start + 1) % t.size
+		if len(t.spilled) > 0 {
+			delete(t.spilled, seq-uint64(t.size))
+		}
 	}
-	*t.slot(t.start) = e // full: overwrite the oldest
-	t.start = (t.start + 1) % t.size
-	return e.Seq
+	*s = slot{t: t.clock.Now(), rev: e.Rev, cause: e.Cause, object: e.Object, message: e.Message,
+		component: t.components.id(e.Component), namespace: t.namespaces.id(e.Namespace), why: t.whys.id(e.Why),
+		lane: e.Lane, column: e.Column}
+	if s.component == spilled || s.namespace == spilled || s.why == spilled {
+		if t.spilled == nil {
+			t.spilled = make(map[uint64]spill)
+		}
+		t.spilled[seq] = spill{e.Component, e.Namespace, e.Why}
+	}
+	return seq
 }
 
 // SetRev records the store revision that event seq's step wrote.
 func (t *Trace) SetRev(seq uint64, rev int64) {
-	if e := t.ptr(seq); e != nil {
-		e.Rev = rev
+	if s := t.ptr(seq); s != nil {
+		s.rev = rev
 	}
 }
 
@@ -181,15 +263,15 @@ func (t *Trace) SetRev(seq uint64, rev int64) {
 // object or message replaces the recorded one. Amending an event that has
 // left the ring does nothing.
 func (t *Trace) Amend(seq uint64, object, message string) {
-	e := t.ptr(seq)
-	if e == nil {
+	s := t.ptr(seq)
+	if s == nil {
 		return
 	}
 	if object != "" {
-		e.Object = object
+		s.object = object
 	}
 	if message != "" {
-		e.Message = message
+		s.message = message
 	}
 }
 
@@ -208,18 +290,29 @@ func (t *Trace) Dropped() uint64 { return t.FirstSeq() - 1 }
 
 // Get returns the event with sequence number seq, if it is still kept.
 func (t *Trace) Get(seq uint64) (Event, bool) {
-	if e := t.ptr(seq); e != nil {
-		return *e, true
+	if s := t.ptr(seq); s != nil {
+		return t.event(seq, s), true
 	}
 	return Event{}, false
 }
 
-func (t *Trace) ptr(seq uint64) *Event {
+func (t *Trace) ptr(seq uint64) *slot {
 	first := t.FirstSeq()
 	if seq < first || seq >= t.nextSeq {
 		return nil
 	}
 	return t.slot((t.start + int(seq-first)) % t.size)
+}
+
+// event gives back the Event that slot s keeps as event seq.
+func (t *Trace) event(seq uint64, s *slot) Event {
+	var sp spill
+	if s.component == spilled || s.namespace == spilled || s.why == spilled {
+		sp = t.spilled[seq]
+	}
+	return Event{T: s.t, Seq: seq, Component: t.components.name(s.component, sp.component), Lane: s.lane,
+		Column: s.column, Namespace: t.namespaces.name(s.namespace, sp.namespace), Object: s.object,
+		Message: s.message, Cause: s.cause, Rev: s.rev, Why: t.whys.name(s.why, sp.why)}
 }
 
 // Since returns the kept events with Seq >= seq, oldest first.
@@ -230,7 +323,7 @@ func (t *Trace) Since(seq uint64) []Event {
 	}
 	out := make([]Event, 0, int(t.nextSeq-seq))
 	for s := seq; s < t.nextSeq; s++ {
-		out = append(out, *t.ptr(s))
+		out = append(out, t.event(s, t.ptr(s)))
 	}
 	return out
 }

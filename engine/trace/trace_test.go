@@ -2,8 +2,10 @@ package trace
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/kubeloop/kubeloop/engine/sim"
 )
@@ -81,5 +83,108 @@ func TestRingAcrossChunks(t *testing.T) {
 	all := tr.All()
 	if len(all) != capacity || all[0].Seq != tr.FirstSeq() || all[len(all)-1].Seq != tr.NextSeq()-1 {
 		t.Fatalf("All: %d events from %d to %d", len(all), all[0].Seq, all[len(all)-1].Seq)
+	}
+}
+
+// TestSlotsGiveBackEveryField records events that differ in every field
+// into a ring small enough to wrap, amends and stamps some of them after
+// the wrap, and reads each kept one back whole.
+func TestSlotsGiveBackEveryField(t *testing.T) {
+	l := sim.NewLoop()
+	const capacity = 5
+	tr := New(l, capacity)
+	event := func(i int) Event {
+		return Event{
+			Component: []string{"apiserver", "kubelet/n1", "scheduler", ""}[i%4],
+			Lane:      Lane(i % 3), Column: Column(i % 5),
+			Namespace: []string{"default", "", "kube-system"}[i%3],
+			Object:    "pod/p" + strconv.Itoa(i), Message: "step " + strconv.Itoa(i),
+			Cause: uint64(i) * 7, Rev: int64(i) - 3,
+			Why: []string{"why a", "why b"}[i%2],
+		}
+	}
+	var want []Event
+	for i := range 12 {
+		l.After(sim.Tick(i+1)*sim.Millisecond, "", func() {})
+		l.FireNext(sim.Hour)
+		e := event(i)
+		e.Seq, e.T = tr.Record(event(i)), l.Now()
+		want = append(want, e)
+	}
+	want = want[len(want)-capacity:]
+	// Amend and SetRev change a kept event after the ring wrapped; on an
+	// event that has left the ring they do nothing.
+	tr.Amend(want[0].Seq, "pod/renamed", "")
+	want[0].Object = "pod/renamed"
+	tr.Amend(want[2].Seq, "", "amended")
+	want[2].Message = "amended"
+	tr.SetRev(want[4].Seq, 99)
+	want[4].Rev = 99
+	tr.Amend(want[0].Seq-1, "pod/gone", "gone")
+	tr.SetRev(want[0].Seq-1, 1)
+
+	for _, w := range want {
+		if got, ok := tr.Get(w.Seq); !ok || got != w {
+			t.Errorf("Get(%d) = %+v, %v\n want %+v", w.Seq, got, ok, w)
+		}
+	}
+	if got := tr.All(); !slices.Equal(got, want) {
+		t.Errorf("All() = %+v\n want %+v", got, want)
+	}
+	if got := tr.Since(want[3].Seq); !slices.Equal(got, want[3:]) {
+		t.Errorf("Since(%d) = %+v\n want %+v", want[3].Seq, got, want[3:])
+	}
+}
+
+// TestFullNamesTableSpills fills the table of components, then records
+// events that name new components: they read back whole, and the spilled
+// names leave with their events.
+func TestFullNamesTableSpills(t *testing.T) {
+	const capacity = 3
+	tr := New(sim.NewLoop(), capacity)
+	for i := range maxNames {
+		tr.Record(Event{Component: "c" + strconv.Itoa(i), Why: "why"})
+	}
+	// "c0" still has its number; "new-1" and "new-2" find no room.
+	seqs := []uint64{
+		tr.Record(Event{Component: "new-1", Namespace: "ns", Why: "why"}),
+		tr.Record(Event{Component: "c0", Namespace: "ns", Why: "why"}),
+		tr.Record(Event{Component: "new-2", Namespace: "ns", Why: "why"}),
+	}
+	for i, want := range []string{"new-1", "c0", "new-2"} {
+		if e, ok := tr.Get(seqs[i]); !ok || e.Component != want || e.Namespace != "ns" || e.Why != "why" {
+			t.Errorf("Get(%d) = %+v, %v; want component %q", seqs[i], e, ok, want)
+		}
+	}
+	if len(tr.spilled) != 2 {
+		t.Errorf("%d spilled events; want 2", len(tr.spilled))
+	}
+	for range capacity {
+		tr.Record(Event{Component: "c1"})
+	}
+	if len(tr.spilled) != 0 {
+		t.Errorf("%d spilled events after they left the ring; want 0", len(tr.spilled))
+	}
+}
+
+// TestSlotSize keeps the ring's slot at 64 bytes: a large cluster keeps
+// DefaultCapacity of them.
+func TestSlotSize(t *testing.T) {
+	if n := unsafe.Sizeof(slot{}); n > 64 {
+		t.Errorf("a slot takes %d bytes; want at most 64", n)
+	}
+}
+
+// BenchmarkRecord records events like a large cluster's into a full ring.
+func BenchmarkRecord(b *testing.B) {
+	tr := New(sim.NewLoop(), 1<<chunkBits)
+	comps := make([]string, 64)
+	for i := range comps {
+		comps[i] = "kubelet/node-" + strconv.Itoa(i)
+	}
+	const why = "The kubelet watches for pods bound to its node and starts them; the API server's watch is how it hears."
+	for i := 0; b.Loop(); i++ {
+		tr.Record(Event{Component: comps[i%len(comps)], Lane: NodeLane, Column: Run, Namespace: "default",
+			Object: "pod/p", Message: "started container app", Cause: uint64(i), Why: why})
 	}
 }
