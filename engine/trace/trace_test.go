@@ -203,6 +203,6 @@ func BenchmarkRecord(b *testing.B) {
 	const why = "The kubelet watches for pods bound to its node and starts them; the API server's watch is how it hears."
 	for i := 0; b.Loop(); i++ {
 		tr.Record(Event{Component: comps[i%len(comps)], Lane: NodeLane, Column: Run, Namespace: "default",
-			Object: "pod/p", Message: "started container app", Cause: uint64(i), Why: why})
+			Object: "replicaset/app-0001-65c884867b", Message: "Updated status: 150 replicas, 150 fully labeled, 120 ready, 118 available (observedGeneration 1)", Cause: uint64(i), Why: why})
 	}
 }
