@@ -765,10 +765,20 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 	// space, serves every write, as the kubelet's pod status writes do.
 	body := &c.statusBody
 	body.TypeMeta, body.ObjectMeta, body.Status = rs.TypeMeta, rs.ObjectMeta, st
-	msg := "Updated status: " + strconv.Itoa(int(st.Replicas)) + " replicas, " + strconv.Itoa(int(st.FullyLabeledReplicas)) +
-		" fully labeled, " + strconv.Itoa(int(st.ReadyReplicas)) + " ready, " + strconv.Itoa(int(st.AvailableReplicas)) +
-		" available (observedGeneration " + strconv.FormatInt(st.ObservedGeneration, 10) + ")"
-	seq := c.record(c.statusColumn(), rs.Namespace, "replicaset/"+rs.Name, msg, whyRSStatus)
+	// The trace's object and message are built side by side and copied
+	// into one string, which both are slices of: one allocation where
+	// formatting the counts one by one takes up to six. The trace keeps
+	// and drops them together.
+	var buf [160]byte
+	b := append(append(buf[:0], "replicaset/"...), rs.Name...)
+	n := len(b)
+	b = strconv.AppendInt(append(b, "Updated status: "...), int64(st.Replicas), 10)
+	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.FullyLabeledReplicas), 10)
+	b = strconv.AppendInt(append(b, " fully labeled, "...), int64(st.ReadyReplicas), 10)
+	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
+	b = strconv.AppendInt(append(b, " available (observedGeneration "...), st.ObservedGeneration, 10)
+	both := string(append(b, ')'))
+	seq := c.record(c.statusColumn(), rs.Namespace, both[:n], both[n:], whyRSStatus)
 	o, err := c.env.API.UpdateStatus(c.actor(seq), body)
 	*body = appsv1.ReplicaSet{} // keeps nothing alive
 	if err != nil {
