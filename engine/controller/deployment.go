@@ -1228,9 +1228,16 @@ func (c *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, st a
 }
 
 // describeDeploymentStatus says in one line what a status write reports.
+// It is built in one buffer and copied out once, where formatting the
+// counts one by one takes up to five allocations: every rollout step
+// writes one.
 func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
-	s := strconv.Itoa(int(st.Replicas)) + " replicas, " + strconv.Itoa(int(st.UpdatedReplicas)) + " updated, " +
-		strconv.Itoa(int(st.ReadyReplicas)) + " ready, " + strconv.Itoa(int(st.AvailableReplicas)) + " available"
+	var buf [128]byte
+	b := strconv.AppendInt(buf[:0], int64(st.Replicas), 10)
+	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.UpdatedReplicas), 10)
+	b = strconv.AppendInt(append(b, " updated, "...), int64(st.ReadyReplicas), 10)
+	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
+	b = append(b, " available"...)
 	for _, t := range []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure} {
 		c := GetDeploymentCondition(*st, t)
 		if c == nil {
@@ -1239,9 +1246,9 @@ func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
 		if o := GetDeploymentCondition(*old, t); o != nil && o.Status == c.Status && o.Reason == c.Reason {
 			continue
 		}
-		s += "; " + string(c.Type) + "=" + string(c.Status) + " (" + c.Reason + ")"
+		b = append(b, "; "+string(c.Type)+"="+string(c.Status)+" ("+c.Reason+")"...)
 	}
-	return s
+	return string(b)
 }
 
 // rolloutStanding says, for the trace and `why deployment/X`, where d's
