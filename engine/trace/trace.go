@@ -140,22 +140,29 @@ type Trace struct {
 	// these tables. A table only grows when it meets a string it has not
 	// seen, and stops at maxNames.
 	components, namespaces, whys names
-	// spilled holds, by seq, the component, namespace and why of the kept
-	// events that named a string a full table had no room for. An entry
-	// leaves when its slot is reused, so it is bounded by the ring.
+	// spilled holds, by seq, the kept events that have a field their slot
+	// cannot hold: a string a full table had no room for, a revision or a
+	// distance to the cause beyond 32 bits. An entry leaves when its slot
+	// is reused, so it is bounded by the ring.
 	spilled map[uint64]spill
 }
 
-// slot is how the ring keeps one event: 64 bytes, where an Event takes 120,
+// slot is how the ring keeps one event: 56 bytes, where an Event takes 120,
 // and two pointers for the garbage collector to follow instead of five. A
 // large cluster keeps DefaultCapacity of them. The Seq is not kept: it
 // follows from the slot's place in the ring.
 type slot struct {
-	t         sim.Tick
-	rev       int64
-	cause     uint64
-	object    string
-	message   string
+	t       sim.Tick
+	object  string
+	message string
+	// rev is the revision, or spilled32. The store makes one revision a
+	// write, so a revision needs more than 32 bits only after four
+	// billion writes.
+	rev uint32
+	// cause is how many events back the cause is (0 for none), or
+	// spilled32: a step's cause is an earlier step still being worked
+	// on, never four billion steps back in practice.
+	cause     uint32
 	component uint16 // index in Trace.components, or spilled
 	namespace uint16 // index in Trace.namespaces, or spilled
 	why       uint16 // index in Trace.whys, or spilled
@@ -163,15 +170,49 @@ type slot struct {
 	column    Column
 }
 
-// spilled is the name number of a string that is kept in Trace.spilled.
-const spilled = 1<<16 - 1
+// spilled is the name number of a string that is kept in Trace.spilled;
+// spilled32 marks a revision or cause kept there.
+const (
+	spilled   = 1<<16 - 1
+	spilled32 = 1<<32 - 1
+)
 
 // maxNames is how many strings a names table holds: every number but
 // spilled.
 const maxNames = spilled
 
-// spill is the part of an event that its slot could not number.
-type spill struct{ component, namespace, why string }
+// spill is what an event's slot could not hold. Only the fields the slot
+// marks spilled are read.
+type spill struct {
+	component, namespace, why string
+	rev                       int64
+	cause                     uint64
+}
+
+// narrowRev is rev as a slot keeps it.
+func narrowRev(rev int64) uint32 {
+	if rev < 0 || rev >= spilled32 {
+		return spilled32
+	}
+	return uint32(rev)
+}
+
+// narrowCause is cause, the cause of event seq, as its slot keeps it.
+func narrowCause(seq, cause uint64) uint32 {
+	if cause == 0 {
+		return 0
+	}
+	if cause >= seq || seq-cause >= spilled32 {
+		return spilled32
+	}
+	return uint32(seq - cause)
+}
+
+// spills reports whether slot s keeps a field in Trace.spilled.
+func (s *slot) spills() bool {
+	return s.component == spilled || s.namespace == spilled || s.why == spilled ||
+		s.rev == spilled32 || s.cause == spilled32
+}
 
 // names numbers distinct strings in the order they are first met, which
 // the order of the steps decides.
@@ -251,22 +292,34 @@ func (t *Trace) Record(e Event) uint64 {
 			delete(t.spilled, seq-uint64(t.size))
 		}
 	}
-	*s = slot{t: t.clock.Now(), rev: e.Rev, cause: e.Cause, object: e.Object, message: e.Message,
+	*s = slot{t: t.clock.Now(), object: e.Object, message: e.Message,
+		rev: narrowRev(e.Rev), cause: narrowCause(seq, e.Cause),
 		component: t.components.id(e.Component), namespace: t.namespaces.id(e.Namespace), why: t.whys.id(e.Why),
 		lane: e.Lane, column: e.Column}
-	if s.component == spilled || s.namespace == spilled || s.why == spilled {
-		if t.spilled == nil {
-			t.spilled = make(map[uint64]spill)
-		}
-		t.spilled[seq] = spill{e.Component, e.Namespace, e.Why}
+	if s.spills() {
+		t.spill(seq, spill{e.Component, e.Namespace, e.Why, e.Rev, e.Cause})
 	}
 	return seq
 }
 
+// spill keeps sp as what event seq's slot could not hold.
+func (t *Trace) spill(seq uint64, sp spill) {
+	if t.spilled == nil {
+		t.spilled = make(map[uint64]spill)
+	}
+	t.spilled[seq] = sp
+}
+
 // SetRev records the store revision that event seq's step wrote.
 func (t *Trace) SetRev(seq uint64, rev int64) {
-	if s := t.ptr(seq); s != nil {
-		s.rev = rev
+	s := t.ptr(seq)
+	if s == nil {
+		return
+	}
+	if s.rev = narrowRev(rev); s.rev == spilled32 {
+		sp := t.spilled[seq]
+		sp.rev = rev
+		t.spill(seq, sp)
 	}
 }
 
@@ -319,12 +372,23 @@ func (t *Trace) ptr(seq uint64) *slot {
 // event gives back the Event that slot s keeps as event seq.
 func (t *Trace) event(seq uint64, s *slot) Event {
 	var sp spill
-	if s.component == spilled || s.namespace == spilled || s.why == spilled {
+	if s.spills() {
 		sp = t.spilled[seq]
 	}
-	return Event{T: s.t, Seq: seq, Component: t.components.name(s.component, sp.component), Lane: s.lane,
+	e := Event{T: s.t, Seq: seq, Component: t.components.name(s.component, sp.component), Lane: s.lane,
 		Column: s.column, Namespace: t.namespaces.name(s.namespace, sp.namespace), Object: s.object,
-		Message: s.message, Cause: s.cause, Rev: s.rev, Why: t.whys.name(s.why, sp.why)}
+		Message: s.message, Cause: sp.cause, Rev: sp.rev, Why: t.whys.name(s.why, sp.why)}
+	if s.rev != spilled32 {
+		e.Rev = int64(s.rev)
+	}
+	switch s.cause {
+	case 0:
+		e.Cause = 0
+	case spilled32:
+	default:
+		e.Cause = seq - uint64(s.cause)
+	}
+	return e
 }
 
 // Since returns the kept events with Seq >= seq, oldest first.

@@ -86,25 +86,31 @@ func TestRingAcrossChunks(t *testing.T) {
 	}
 }
 
-// TestSlotsGiveBackEveryField records events that differ in every field
-// into a ring small enough to wrap, amends and stamps some of them after
-// the wrap, and reads each kept one back whole.
+// TestSlotsGiveBackEveryField records events that differ in every field,
+// among them revisions and causes a slot cannot hold, into a ring small
+// enough to wrap, amends and stamps some of them after the wrap, and
+// reads each kept one back whole.
 func TestSlotsGiveBackEveryField(t *testing.T) {
 	l := sim.NewLoop()
-	const capacity = 5
+	const capacity = 7
 	tr := New(l, capacity)
+	// Start late enough that a cause can be more than 2^32 events back.
+	const first = 1<<33 + 1
+	tr.nextSeq = first
 	event := func(i int) Event {
+		seq := uint64(first + i)
 		return Event{
 			Component: []string{"apiserver", "kubelet/n1", "scheduler", ""}[i%4],
 			Lane:      Lane(i % 3), Column: Column(i % 5),
 			Namespace: []string{"default", "", "kube-system"}[i%3],
 			Object:    "pod/p" + strconv.Itoa(i), Message: "step " + strconv.Itoa(i),
-			Cause: uint64(i) * 7, Rev: int64(i) - 3,
-			Why: []string{"why a", "why b"}[i%2],
+			Cause: []uint64{0, seq - 1, seq - 3, 1, seq, seq + 2}[i%6],
+			Rev:   []int64{0, 5, -2, 1 << 40, spilled32 - 1, spilled32, 1 << 31}[i%7],
+			Why:   []string{"why a", "why b"}[i%2],
 		}
 	}
 	var want []Event
-	for i := range 12 {
+	for i := range 16 {
 		l.After(sim.Tick(i+1)*sim.Millisecond, "", func() {})
 		l.FireNext(sim.Hour)
 		e := event(i)
@@ -112,14 +118,20 @@ func TestSlotsGiveBackEveryField(t *testing.T) {
 		want = append(want, e)
 	}
 	want = want[len(want)-capacity:]
-	// Amend and SetRev change a kept event after the ring wrapped; on an
-	// event that has left the ring they do nothing.
+	// Amend and SetRev change a kept event after the ring wrapped, with
+	// revisions a slot holds and ones it does not; on an event that has
+	// left the ring they do nothing.
 	tr.Amend(want[0].Seq, "pod/renamed", "")
 	want[0].Object = "pod/renamed"
 	tr.Amend(want[2].Seq, "", "amended")
 	want[2].Message = "amended"
 	tr.SetRev(want[4].Seq, 99)
 	want[4].Rev = 99
+	tr.SetRev(want[5].Seq, 1<<40)
+	want[5].Rev = 1 << 40
+	tr.SetRev(want[6].Seq, -2)
+	tr.SetRev(want[6].Seq, 7)
+	want[6].Rev = 7
 	tr.Amend(want[0].Seq-1, "pod/gone", "gone")
 	tr.SetRev(want[0].Seq-1, 1)
 
@@ -133,6 +145,9 @@ func TestSlotsGiveBackEveryField(t *testing.T) {
 	}
 	if got := tr.Since(want[3].Seq); !slices.Equal(got, want[3:]) {
 		t.Errorf("Since(%d) = %+v\n want %+v", want[3].Seq, got, want[3:])
+	}
+	if len(tr.spilled) > capacity {
+		t.Errorf("%d spilled events kept for a ring of %d", len(tr.spilled), capacity)
 	}
 }
 
@@ -185,11 +200,11 @@ func TestFullNamesTableSpills(t *testing.T) {
 	}
 }
 
-// TestSlotSize keeps the ring's slot at 64 bytes: a large cluster keeps
+// TestSlotSize keeps the ring's slot at 56 bytes: a large cluster keeps
 // DefaultCapacity of them.
 func TestSlotSize(t *testing.T) {
-	if n := unsafe.Sizeof(slot{}); n > 64 {
-		t.Errorf("a slot takes %d bytes; want at most 64", n)
+	if n := unsafe.Sizeof(slot{}); n > 56 {
+		t.Errorf("a slot takes %d bytes; want at most 56", n)
 	}
 }
 
