@@ -1096,9 +1096,9 @@ func (c *DeploymentController) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet,
 	d.Status = st
 	if d.Spec.Paused {
 		standing, _ := c.rolloutStanding(d, allRSs, newRS)
-		return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), whyPaused)
+		return c.writeStatus(d, describeDeploymentStatus(&old, &st, standing), whyPaused)
 	}
-	return c.updateStatus(d, describeDeploymentStatus(&old, &st))
+	return c.writeStatus(d, describeDeploymentStatus(&old, &st, ""), whyStatus)
 }
 
 // syncRolloutStatus reports a rollout's status and judges its progress
@@ -1157,7 +1157,7 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	case blocked:
 		why = whyRecreateUp
 	}
-	return c.writeStatus(d, "Updated status: "+describeDeploymentStatus(&old, &st)+withStanding(standing), why)
+	return c.writeStatus(d, describeDeploymentStatus(&old, &st, standing), why)
 }
 
 // progressMessage is the Progressing condition's message: kube's
@@ -1227,13 +1227,14 @@ func (c *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, st a
 	c.result.RequeueAfter = after + sim.Second
 }
 
-// describeDeploymentStatus says in one line what a status write reports.
+// describeDeploymentStatus says in one line what a status write reports,
+// and where the rollout stands (see rolloutStanding) if it is under way.
 // It is built in one buffer and copied out once, where formatting the
-// counts one by one takes up to five allocations: every rollout step
+// counts one by one takes up to six allocations: every rollout step
 // writes one.
-func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
-	var buf [128]byte
-	b := strconv.AppendInt(buf[:0], int64(st.Replicas), 10)
+func describeDeploymentStatus(old, st *appsv1.DeploymentStatus, standing string) string {
+	var buf [160]byte
+	b := strconv.AppendInt(append(buf[:0], "Updated status: "...), int64(st.Replicas), 10)
 	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.UpdatedReplicas), 10)
 	b = strconv.AppendInt(append(b, " updated, "...), int64(st.ReadyReplicas), 10)
 	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
@@ -1248,7 +1249,7 @@ func describeDeploymentStatus(old, st *appsv1.DeploymentStatus) string {
 		}
 		b = append(b, "; "+string(c.Type)+"="+string(c.Status)+" ("+c.Reason+")"...)
 	}
-	return string(b)
+	return string(append(b, withStanding(standing)...))
 }
 
 // rolloutStanding says, for the trace and `why deployment/X`, where d's
