@@ -67,9 +67,12 @@ type ReplicaSetController struct {
 	// statusBody is the body of every status write, reused (see
 	// updateStatus).
 	statusBody appsv1.ReplicaSet
-	// keys are the ReplicaSets' queue keys by UID, made once rather than
-	// for each of their pods' events.
-	keys map[types.UID]string
+	// statusMessages are the trace messages of status writes by the
+	// counts they report (see statusMessage).
+	statusMessages map[statusCounts]string
+	// names are the ReplicaSets' queue keys and trace objects by UID, made
+	// once rather than for each of their pods' events and status writes.
+	names map[types.UID]rsNames
 	// resolved memoizes resolve during one Observe: a pod event looks its
 	// ReplicaSet up three times (the tally's old and new shares, the
 	// queueing), and the store does not change while events are delivered.
@@ -89,7 +92,7 @@ func NewReplicaSetController(env component.Env) *ReplicaSetController {
 	EnsureIndexes(env.Store)
 	c := &ReplicaSetController{worker: newWorker(ReplicaSetControllerName, env, ReplicaSetWorkers),
 		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{},
-		tallies: map[types.UID]*tally{}, keys: map[types.UID]string{}}
+		tallies: map[types.UID]*tally{}, names: map[types.UID]rsNames{}, statusMessages: map[statusCounts]string{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -113,7 +116,7 @@ func (c *ReplicaSetController) observe(ev store.Event) {
 			c.exp.Delete(key)
 			delete(c.specCause, key)
 			delete(c.declaring, key)
-			delete(c.keys, ev.Object.GetUID())
+			delete(c.names, ev.Object.GetUID())
 			c.forgetTally(ev.Object.GetUID())
 		} else if ev.Old == nil || ev.Old.GetGeneration() != ev.Object.GetGeneration() {
 			c.specCause[key] = ev.Cause
@@ -201,15 +204,24 @@ func (c *ReplicaSetController) deletePod(p *corev1.Pod, cause uint64) {
 	c.queue.Add(key, cause)
 }
 
-// keyOf is Key(rs), made once per ReplicaSet.
-func (c *ReplicaSetController) keyOf(rs *appsv1.ReplicaSet) string {
-	if k, ok := c.keys[rs.UID]; ok && rs.UID != "" {
-		return k
+// rsNames are a ReplicaSet's queue key, Key(rs), and its trace object,
+// "replicaset/<name>": two slices of one string.
+type rsNames struct{ key, object string }
+
+// namesOf returns rs's names, made once per ReplicaSet.
+func (c *ReplicaSetController) namesOf(rs *appsv1.ReplicaSet) rsNames {
+	if n, ok := c.names[rs.UID]; ok && rs.UID != "" {
+		return n
 	}
-	k := Key(rs)
-	c.keys[rs.UID] = k
-	return k
+	both := "replicaset/" + rs.Name + Key(rs)
+	n := len("replicaset/") + len(rs.Name)
+	names := rsNames{key: both[n:], object: both[:n]}
+	c.names[rs.UID] = names
+	return names
 }
+
+// keyOf is Key(rs), made once per ReplicaSet.
+func (c *ReplicaSetController) keyOf(rs *appsv1.ReplicaSet) string { return c.namesOf(rs).key }
 
 // resolve returns the ReplicaSet a controller reference points to, if it
 // still exists with that UID.
@@ -765,20 +777,7 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 	// space, serves every write, as the kubelet's pod status writes do.
 	body := &c.statusBody
 	body.TypeMeta, body.ObjectMeta, body.Status = rs.TypeMeta, rs.ObjectMeta, st
-	// The trace's object and message are built side by side and copied
-	// into one string, which both are slices of: one allocation where
-	// formatting the counts one by one takes up to six. The trace keeps
-	// and drops them together.
-	var buf [160]byte
-	b := append(append(buf[:0], "replicaset/"...), rs.Name...)
-	n := len(b)
-	b = strconv.AppendInt(append(b, "Updated status: "...), int64(st.Replicas), 10)
-	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.FullyLabeledReplicas), 10)
-	b = strconv.AppendInt(append(b, " fully labeled, "...), int64(st.ReadyReplicas), 10)
-	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
-	b = strconv.AppendInt(append(b, " available (observedGeneration "...), st.ObservedGeneration, 10)
-	both := string(append(b, ')'))
-	seq := c.record(c.statusColumn(), rs.Namespace, both[:n], both[n:], whyRSStatus)
+	seq := c.record(c.statusColumn(), rs.Namespace, c.namesOf(rs).object, c.statusMessage(&st), whyRSStatus)
 	o, err := c.env.API.UpdateStatus(c.actor(seq), body)
 	*body = appsv1.ReplicaSet{} // keeps nothing alive
 	if err != nil {
@@ -788,6 +787,41 @@ func (c *ReplicaSetController) updateStatus(rs *appsv1.ReplicaSet, st appsv1.Rep
 		panic("replicaset controller: the API server kept the body of a status write, which is reused")
 	}
 	return o.(*appsv1.ReplicaSet), nil
+}
+
+// statusCounts are what the trace message of a status write reports.
+type statusCounts struct {
+	replicas, labeled, ready, available int32
+	generation                          int64
+}
+
+// maxStatusMessages bounds ReplicaSetController.statusMessages, which
+// starts over when full.
+const maxStatusMessages = 4096
+
+// statusMessage is the trace message of a write of status st. ReplicaSets
+// of one size go through the same counts as their pods start, so the
+// messages are made once and shared: a large cluster's trace keeps one
+// copy of each where it kept one per write.
+func (c *ReplicaSetController) statusMessage(st *appsv1.ReplicaSetStatus) string {
+	counts := statusCounts{st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, st.ObservedGeneration}
+	if msg, ok := c.statusMessages[counts]; ok {
+		return msg
+	}
+	if len(c.statusMessages) == maxStatusMessages {
+		clear(c.statusMessages)
+	}
+	// One buffer, copied once, where formatting the counts one by one
+	// takes up to five allocations.
+	var buf [128]byte
+	b := strconv.AppendInt(append(buf[:0], "Updated status: "...), int64(st.Replicas), 10)
+	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.FullyLabeledReplicas), 10)
+	b = strconv.AppendInt(append(b, " fully labeled, "...), int64(st.ReadyReplicas), 10)
+	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
+	b = strconv.AppendInt(append(b, " available (observedGeneration "...), st.ObservedGeneration, 10)
+	msg := string(append(b, ')'))
+	c.statusMessages[counts] = msg
+	return msg
 }
 
 // replicaSetConditionEqual is equality.Semantic.DeepEqual for ReplicaSet

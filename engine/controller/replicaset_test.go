@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -298,5 +299,61 @@ func TestReplicaSetCreatesPodsInChunks(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Errorf("%d pods; want %d", len(seen), n)
+	}
+}
+
+// TestReplicaSetStatusMessages formats status messages, among them counts
+// that differ in one field only, first made, then shared, then made again
+// after the shared messages started over, and checks each against fmt's.
+func TestReplicaSetStatusMessages(t *testing.T) {
+	c := NewReplicaSetController(newFixture(t).env)
+	format := func(st *appsv1.ReplicaSetStatus) string {
+		return fmt.Sprintf("Updated status: %d replicas, %d fully labeled, %d ready, %d available (observedGeneration %d)",
+			st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, st.ObservedGeneration)
+	}
+	sts := []appsv1.ReplicaSetStatus{
+		{},
+		{Replicas: 150, FullyLabeledReplicas: 150, ReadyReplicas: 120, AvailableReplicas: 118, ObservedGeneration: 1},
+		{Replicas: 150, FullyLabeledReplicas: 150, ReadyReplicas: 120, AvailableReplicas: 118, ObservedGeneration: 2},
+		{Replicas: 150, FullyLabeledReplicas: 150, ReadyReplicas: 120, AvailableReplicas: 119, ObservedGeneration: 1},
+		{Replicas: 150, FullyLabeledReplicas: 150, ReadyReplicas: 121, AvailableReplicas: 118, ObservedGeneration: 1},
+		{Replicas: 150, FullyLabeledReplicas: 149, ReadyReplicas: 120, AvailableReplicas: 118, ObservedGeneration: 1},
+		{Replicas: 151, FullyLabeledReplicas: 150, ReadyReplicas: 120, AvailableReplicas: 118, ObservedGeneration: 1},
+		{Replicas: 1 << 30, FullyLabeledReplicas: 7, ReadyReplicas: 0, AvailableReplicas: 0, ObservedGeneration: 1 << 40},
+	}
+	for round := range 3 {
+		for i := range sts {
+			if got, want := c.statusMessage(&sts[i]), format(&sts[i]); got != want {
+				t.Errorf("round %d: statusMessage(%+v) = %q; want %q", round, sts[i], got, want)
+			}
+		}
+		if round == 1 {
+			// Fill the shared messages with others, so that the next round
+			// starts them over and makes its own again.
+			clear(c.statusMessages)
+			for i := int32(0); len(c.statusMessages) < maxStatusMessages; i++ {
+				c.statusMessage(&appsv1.ReplicaSetStatus{Replicas: 1000 + i})
+			}
+		}
+	}
+	if len(c.statusMessages) != len(sts) {
+		t.Errorf("%d shared messages after starting over; want %d", len(c.statusMessages), len(sts))
+	}
+}
+
+// TestReplicaSetNames makes the queue key and trace object of ReplicaSets
+// of one name in two namespaces, and of one without a UID.
+func TestReplicaSetNames(t *testing.T) {
+	c := NewReplicaSetController(newFixture(t).env)
+	for _, rs := range []*appsv1.ReplicaSet{
+		{ObjectMeta: metav1.ObjectMeta{Name: "web-5667bcf589", Namespace: "default", UID: "u1"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "web-5667bcf589", Namespace: "shop", UID: "u2"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "default"}},
+	} {
+		for range 2 { // made, then kept
+			if n := c.namesOf(rs); n.key != Key(rs) || n.object != "replicaset/"+rs.Name {
+				t.Errorf("namesOf(%s/%s) = %+v", rs.Namespace, rs.Name, n)
+			}
+		}
 	}
 }
