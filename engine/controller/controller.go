@@ -147,6 +147,28 @@ func controlled(st *store.Store, k *kinds.Kind, owner metav1.Object) []store.Obj
 // MetaNamespaceKeyFunc makes it: "namespace/name".
 func Key(obj metav1.Object) string { return obj.GetNamespace() + "/" + obj.GetName() }
 
+// sharedMessages makes each trace message of a kind once per key, the few
+// numbers it is made from, and shares it: such messages recur from write
+// to write and object to object, and the trace ring keeps one copy where
+// it kept one per write. It starts over when it holds maxSharedMessages.
+type sharedMessages[K comparable] map[K]string
+
+// maxSharedMessages bounds a sharedMessages.
+const maxSharedMessages = 4096
+
+// get returns the message for key, made by format if it is new.
+func (m sharedMessages[K]) get(key K, format func() string) string {
+	if msg, ok := m[key]; ok {
+		return msg
+	}
+	if len(m) == maxSharedMessages {
+		clear(m)
+	}
+	msg := format()
+	m[key] = msg
+	return msg
+}
+
 // SplitKey splits a "namespace/name" key.
 func SplitKey(key string) (namespace, name string) {
 	if i := strings.IndexByte(key, '/'); i >= 0 {

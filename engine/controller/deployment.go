@@ -83,6 +83,9 @@ type DeploymentController struct {
 	// scratch space reused from sync to sync (see workingCopy).
 	work  appsv1.Deployment
 	probe appsv1.ReplicaSet
+	// statusMessages are the trace messages of status writes that report
+	// only counts (see describeDeploymentStatus).
+	statusMessages sharedMessages[deploymentCounts]
 }
 
 type cachedSelector struct {
@@ -148,7 +151,8 @@ var _ component.Reactor = (*DeploymentController)(nil)
 func NewDeploymentController(env component.Env) *DeploymentController {
 	EnsureIndexes(env.Store)
 	c := &DeploymentController{worker: newWorker(DeploymentControllerName, env, DeploymentWorkers),
-		specCause: map[string]uint64{}, sameTemplate: map[templatePair]bool{}, selectors: map[types.UID]cachedSelector{}}
+		specCause: map[string]uint64{}, sameTemplate: map[templatePair]bool{}, selectors: map[types.UID]cachedSelector{},
+		statusMessages: sharedMessages[deploymentCounts]{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -1096,9 +1100,9 @@ func (c *DeploymentController) syncDeploymentStatus(allRSs []*appsv1.ReplicaSet,
 	d.Status = st
 	if d.Spec.Paused {
 		standing, _ := c.rolloutStanding(d, allRSs, newRS)
-		return c.writeStatus(d, describeDeploymentStatus(&old, &st, standing), whyPaused)
+		return c.writeStatus(d, c.describeDeploymentStatus(&old, &st, standing), whyPaused)
 	}
-	return c.writeStatus(d, describeDeploymentStatus(&old, &st, ""), whyStatus)
+	return c.writeStatus(d, c.describeDeploymentStatus(&old, &st, ""), whyStatus)
 }
 
 // syncRolloutStatus reports a rollout's status and judges its progress
@@ -1157,7 +1161,7 @@ func (c *DeploymentController) syncRolloutStatus(allRSs []*appsv1.ReplicaSet, ne
 	case blocked:
 		why = whyRecreateUp
 	}
-	return c.writeStatus(d, describeDeploymentStatus(&old, &st, standing), why)
+	return c.writeStatus(d, c.describeDeploymentStatus(&old, &st, standing), why)
 }
 
 // progressMessage is the Progressing condition's message: kube's
@@ -1229,27 +1233,43 @@ func (c *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, st a
 
 // describeDeploymentStatus says in one line what a status write reports,
 // and where the rollout stands (see rolloutStanding) if it is under way.
-// It is built in one buffer and copied out once, where formatting the
-// counts one by one takes up to six allocations: every rollout step
-// writes one.
-func describeDeploymentStatus(old, st *appsv1.DeploymentStatus, standing string) string {
+// Most writes of a rollout report counts only, which Deployments of one
+// size go through alike, so those messages are shared.
+func (c *DeploymentController) describeDeploymentStatus(old, st *appsv1.DeploymentStatus, standing string) string {
+	var changed [64]byte
+	conds := changed[:0]
+	for _, t := range []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure} {
+		cond := GetDeploymentCondition(*st, t)
+		if cond == nil {
+			continue
+		}
+		if o := GetDeploymentCondition(*old, t); o != nil && o.Status == cond.Status && o.Reason == cond.Reason {
+			continue
+		}
+		conds = append(conds, "; "+string(cond.Type)+"="+string(cond.Status)+" ("+cond.Reason+")"...)
+	}
+	// Each message is built in one buffer and copied out once, where
+	// formatting the counts one by one takes up to six allocations.
 	var buf [160]byte
-	b := strconv.AppendInt(append(buf[:0], "Updated status: "...), int64(st.Replicas), 10)
+	if len(conds) == 0 && standing == "" {
+		counts := deploymentCounts{st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas}
+		return c.statusMessages.get(counts, func() string { return string(appendDeploymentCounts(buf[:0], st)) })
+	}
+	b := append(appendDeploymentCounts(buf[:0], st), conds...)
+	return string(append(b, withStanding(standing)...))
+}
+
+// deploymentCounts are what a Deployment's status message reports when
+// no condition changed and no rollout is under way.
+type deploymentCounts struct{ replicas, updated, ready, available int32 }
+
+// appendDeploymentCounts appends the counts of a status message.
+func appendDeploymentCounts(b []byte, st *appsv1.DeploymentStatus) []byte {
+	b = strconv.AppendInt(append(b, "Updated status: "...), int64(st.Replicas), 10)
 	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.UpdatedReplicas), 10)
 	b = strconv.AppendInt(append(b, " updated, "...), int64(st.ReadyReplicas), 10)
 	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
-	b = append(b, " available"...)
-	for _, t := range []appsv1.DeploymentConditionType{appsv1.DeploymentAvailable, appsv1.DeploymentProgressing, appsv1.DeploymentReplicaFailure} {
-		c := GetDeploymentCondition(*st, t)
-		if c == nil {
-			continue
-		}
-		if o := GetDeploymentCondition(*old, t); o != nil && o.Status == c.Status && o.Reason == c.Reason {
-			continue
-		}
-		b = append(b, "; "+string(c.Type)+"="+string(c.Status)+" ("+c.Reason+")"...)
-	}
-	return string(append(b, withStanding(standing)...))
+	return append(b, " available"...)
 }
 
 // rolloutStanding says, for the trace and `why deployment/X`, where d's

@@ -468,3 +468,44 @@ func TestStuckDeploymentIsCheckedAtTheRateLimitersPace(t *testing.T) {
 		t.Errorf("%d syncs of the stuck Deployment in a minute; want about 100 + 10/s (kube's rate limiter), not one every 5 ms", syncs)
 	}
 }
+
+// TestDescribeDeploymentStatus describes status writes with and without
+// changed conditions and a standing, twice each, so that the shared
+// messages of the ones that report counts only are read back as well as
+// made.
+func TestDescribeDeploymentStatus(t *testing.T) {
+	c := NewDeploymentController(newFixture(t).env)
+	counts := func(replicas, updated, ready, available int32, conds ...appsv1.DeploymentCondition) *appsv1.DeploymentStatus {
+		return &appsv1.DeploymentStatus{Replicas: replicas, UpdatedReplicas: updated, ReadyReplicas: ready,
+			AvailableReplicas: available, Conditions: conds}
+	}
+	available := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: MinimumReplicasAvailable}
+	unavailable := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: MinimumReplicasUnavailable}
+	progressing := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: ReplicaSetUpdatedReason}
+	for _, tc := range []struct {
+		old, st  *appsv1.DeploymentStatus
+		standing string
+		want     string
+	}{
+		{counts(0, 0, 0, 0), counts(150, 150, 120, 118), "",
+			"Updated status: 150 replicas, 150 updated, 120 ready, 118 available"},
+		{counts(0, 0, 0, 0), counts(150, 150, 120, 119), "",
+			"Updated status: 150 replicas, 150 updated, 120 ready, 119 available"},
+		{counts(0, 0, 0, 0), counts(150, 149, 120, 118), "",
+			"Updated status: 150 replicas, 149 updated, 120 ready, 118 available"},
+		{counts(3, 3, 1, 1, unavailable, progressing), counts(3, 3, 2, 2, unavailable, progressing), "",
+			"Updated status: 3 replicas, 3 updated, 2 ready, 2 available"},
+		{counts(3, 3, 0, 0), counts(3, 3, 0, 0, unavailable, progressing), "",
+			"Updated status: 3 replicas, 3 updated, 0 ready, 0 available; Available=False (MinimumReplicasUnavailable); Progressing=True (ReplicaSetUpdated)"},
+		{counts(3, 3, 1, 1, unavailable), counts(3, 3, 2, 2, available), "",
+			"Updated status: 3 replicas, 3 updated, 2 ready, 2 available; Available=True (MinimumReplicasAvailable)"},
+		{counts(0, 0, 0, 0), counts(3, 3, 2, 2), "new replicaset web-1 has 2 of 3 pods available",
+			"Updated status: 3 replicas, 3 updated, 2 ready, 2 available; new replicaset web-1 has 2 of 3 pods available"},
+	} {
+		for round := range 2 {
+			if got := c.describeDeploymentStatus(tc.old, tc.st, tc.standing); got != tc.want {
+				t.Errorf("round %d: describeDeploymentStatus = %q; want %q", round, got, tc.want)
+			}
+		}
+	}
+}

@@ -69,7 +69,7 @@ type ReplicaSetController struct {
 	statusBody appsv1.ReplicaSet
 	// statusMessages are the trace messages of status writes by the
 	// counts they report (see statusMessage).
-	statusMessages map[statusCounts]string
+	statusMessages sharedMessages[statusCounts]
 	// names are the ReplicaSets' queue keys and trace objects by UID, made
 	// once rather than for each of their pods' events and status writes.
 	names map[types.UID]rsNames
@@ -92,7 +92,7 @@ func NewReplicaSetController(env component.Env) *ReplicaSetController {
 	EnsureIndexes(env.Store)
 	c := &ReplicaSetController{worker: newWorker(ReplicaSetControllerName, env, ReplicaSetWorkers),
 		exp: newExpectations(env.Loop), specCause: map[string]uint64{}, declaring: map[string]int64{},
-		tallies: map[types.UID]*tally{}, names: map[types.UID]rsNames{}, statusMessages: map[statusCounts]string{}}
+		tallies: map[types.UID]*tally{}, names: map[types.UID]rsNames{}, statusMessages: sharedMessages[statusCounts]{}}
 	c.reconcile = c.Reconcile
 	return c
 }
@@ -795,33 +795,22 @@ type statusCounts struct {
 	generation                          int64
 }
 
-// maxStatusMessages bounds ReplicaSetController.statusMessages, which
-// starts over when full.
-const maxStatusMessages = 4096
-
 // statusMessage is the trace message of a write of status st. ReplicaSets
 // of one size go through the same counts as their pods start, so the
-// messages are made once and shared: a large cluster's trace keeps one
-// copy of each where it kept one per write.
+// messages are shared.
 func (c *ReplicaSetController) statusMessage(st *appsv1.ReplicaSetStatus) string {
 	counts := statusCounts{st.Replicas, st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas, st.ObservedGeneration}
-	if msg, ok := c.statusMessages[counts]; ok {
-		return msg
-	}
-	if len(c.statusMessages) == maxStatusMessages {
-		clear(c.statusMessages)
-	}
-	// One buffer, copied once, where formatting the counts one by one
-	// takes up to five allocations.
-	var buf [128]byte
-	b := strconv.AppendInt(append(buf[:0], "Updated status: "...), int64(st.Replicas), 10)
-	b = strconv.AppendInt(append(b, " replicas, "...), int64(st.FullyLabeledReplicas), 10)
-	b = strconv.AppendInt(append(b, " fully labeled, "...), int64(st.ReadyReplicas), 10)
-	b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
-	b = strconv.AppendInt(append(b, " available (observedGeneration "...), st.ObservedGeneration, 10)
-	msg := string(append(b, ')'))
-	c.statusMessages[counts] = msg
-	return msg
+	return c.statusMessages.get(counts, func() string {
+		// One buffer, copied once, where formatting the counts one by one
+		// takes up to five allocations.
+		var buf [128]byte
+		b := strconv.AppendInt(append(buf[:0], "Updated status: "...), int64(st.Replicas), 10)
+		b = strconv.AppendInt(append(b, " replicas, "...), int64(st.FullyLabeledReplicas), 10)
+		b = strconv.AppendInt(append(b, " fully labeled, "...), int64(st.ReadyReplicas), 10)
+		b = strconv.AppendInt(append(b, " ready, "...), int64(st.AvailableReplicas), 10)
+		b = strconv.AppendInt(append(b, " available (observedGeneration "...), st.ObservedGeneration, 10)
+		return string(append(b, ')'))
+	})
 }
 
 // replicaSetConditionEqual is equality.Semantic.DeepEqual for ReplicaSet

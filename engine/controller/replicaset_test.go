@@ -331,7 +331,7 @@ func TestReplicaSetStatusMessages(t *testing.T) {
 			// Fill the shared messages with others, so that the next round
 			// starts them over and makes its own again.
 			clear(c.statusMessages)
-			for i := int32(0); len(c.statusMessages) < maxStatusMessages; i++ {
+			for i := int32(0); len(c.statusMessages) < maxSharedMessages; i++ {
 				c.statusMessage(&appsv1.ReplicaSetStatus{Replicas: 1000 + i})
 			}
 		}
