@@ -22,7 +22,6 @@ package store
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,11 +93,10 @@ type bucket struct {
 	// rest; one table or the other (see table).
 	objs    typedMap
 	rest    restMap
-	atRest  bool         // the kind is kept encoded even while current
-	sorted  []string     // at rest: the keys in order; nil when stale
-	inOrder []objectName // typed: the objects' names in key order; nil when stale
-	rev     int64        // the revision of the latest write to the kind
-	indexes []*index     // the kind's indexes (see AddIndex)
+	atRest  bool     // the kind is kept encoded even while current
+	sorted  []string // at rest: the keys in order; nil when stale
+	rev     int64    // the revision of the latest write to the kind
+	indexes []*index // the kind's indexes (see AddIndex)
 }
 
 // get is the entry at key (a scratch buffer).
@@ -146,9 +144,9 @@ func (b *bucket) del(key string) {
 	}
 }
 
-// stale forgets the order of the bucket's keys, after a create or a
-// delete.
-func (b *bucket) stale() { b.sorted, b.inOrder = nil, nil }
+// stale forgets the order of the keys of a bucket kept at rest, after a
+// create or a delete (a typedMap forgets its own).
+func (b *bucket) stale() { b.sorted = nil }
 
 func (b *bucket) size() int { return b.rest.len() + b.objs.len() }
 
@@ -391,20 +389,23 @@ func (s *Store) IsCurrent(k *kinds.Kind, v Version) bool {
 func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	b := s.bucket(k)
 	if !b.atRest {
-		names := b.names()
+		slots := b.objs.inOrder()
+		name := func(i int) objectName {
+			o := b.objs.t.slots[slots[i]]
+			return objectName{o.GetNamespace(), o.GetName()}
+		}
+		lo, hi := 0, len(slots)
 		if k.Namespaced && namespace != "" {
 			first := objectName{namespace: namespace} // the key "namespace/", before every one in namespace
-			lo := sort.Search(len(names), func(i int) bool { return cmpObjectNames(names[i], first) >= 0 })
-			hi := lo
-			for hi < len(names) && names[hi].namespace == namespace {
+			lo = sort.Search(len(slots), func(i int) bool { return cmpObjectNames(name(i), first) >= 0 })
+			hi = lo
+			for hi < len(slots) && name(hi).namespace == namespace {
 				hi++
 			}
-			names = names[lo:hi]
 		}
-		out := make([]Object, len(names))
-		for i, n := range names {
-			s.lookupKey(k, n.namespace, n.name)
-			out[i], _ = getTyped(&b.objs, s.keyBuf)
+		out := make([]Object, hi-lo)
+		for i, slot := range slots[lo:hi] {
+			out[i] = b.objs.t.slots[slot]
 		}
 		return out
 	}
@@ -435,21 +436,8 @@ func (b *bucket) keys() []string {
 	return b.sorted
 }
 
-// objectName is a typed object's namespace and name: its key, kept in the
-// object's own strings.
+// objectName is a typed object's namespace and name, which make its key.
 type objectName struct{ namespace, name string }
-
-// names is the names of the objects of a bucket kept typed, in key order
-// (see cmpObjectNames). What is kept is only the order, in strings the
-// objects share, not the objects, which the next write would leave stale.
-func (b *bucket) names() []objectName {
-	if b.inOrder == nil {
-		b.inOrder = make([]objectName, 0, b.size())
-		b.objs.t.each(func(o Object) { b.inOrder = append(b.inOrder, objectName{o.GetNamespace(), o.GetName()}) })
-		slices.SortFunc(b.inOrder, cmpObjectNames)
-	}
-	return b.inOrder
-}
 
 // cmpObjectNames compares the keys of two objects of one kind by their
 // names: "namespace/name" as a string, not as a pair ("a-x/b" sorts

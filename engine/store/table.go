@@ -1,6 +1,10 @@
 package store
 
-import "github.com/kubeloop/kubeloop/engine/kinds"
+import (
+	"slices"
+
+	"github.com/kubeloop/kubeloop/engine/kinds"
+)
 
 // table holds values by key without keeping the keys: a value's key is
 // read from the value itself, and only to confirm a match. The store has
@@ -166,6 +170,10 @@ func (t *table[V]) each(f func(V)) {
 type typedMap struct {
 	t table[Object]
 	k *kinds.Kind
+	// order is the slots in the order of their objects' keys, for List;
+	// nil when stale. A write in place leaves it right: only an insert or
+	// a remove moves objects between slots.
+	order []uint32
 }
 
 // findTyped is the slot of key's object (a scratch buffer or a string);
@@ -217,12 +225,47 @@ func (m *typedMap) add(key string, o Object) {
 		panic("store: an object filed under " + key + " has another key")
 	}
 	m.t.insert(keyHash(key), o)
+	m.order = nil
 }
 
 func (m *typedMap) del(key string) {
 	if i, ok := findTyped(m, key); ok {
 		m.t.remove(i)
+		m.order = nil
 	}
+}
+
+// inOrder is the slots of m's objects in the order of their keys (see
+// cmpObjectNames), 4 bytes an object: what List keeps between the creates
+// and deletes that change it.
+func (m *typedMap) inOrder() []uint32 {
+	if m.order != nil {
+		return m.order
+	}
+	var none Object
+	named := make([]struct {
+		objectName
+		slot uint32
+	}, 0, m.t.n)
+	for i, o := range m.t.slots {
+		if o != none {
+			named = append(named, struct {
+				objectName
+				slot uint32
+			}{objectName{o.GetNamespace(), o.GetName()}, uint32(i)})
+		}
+	}
+	slices.SortFunc(named, func(a, b struct {
+		objectName
+		slot uint32
+	}) int {
+		return cmpObjectNames(a.objectName, b.objectName)
+	})
+	m.order = make([]uint32, len(named))
+	for i := range named {
+		m.order[i] = named[i].slot
+	}
+	return m.order
 }
 
 func (m *typedMap) len() int { return m.t.n }

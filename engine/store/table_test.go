@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,6 +187,26 @@ func TestListAfterAWrite(t *testing.T) {
 	for _, ns := range []string{"", "default"} {
 		if got := s.List(kinds.Pod, ns); len(got) != 2 || got[1] != Object(next) {
 			t.Errorf("List(%q) after a write = %v; want the written pod last", ns, got)
+		}
+	}
+	// Creates that grow the table, and deletes, move objects between
+	// slots: the next List sorts again.
+	for i := range 40 {
+		if _, err := s.Create(typedPod("c"+strconv.Itoa(i)), 0); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.List(kinds.Pod, "")
+	}
+	if _, _, err := s.Delete(kinds.Pod, "default", "a", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	got := s.List(kinds.Pod, "default")
+	if len(got) != 41 || got[0] != Object(next) {
+		t.Fatalf("List after creates and a delete has %d pods, first %s", len(got), got[0].GetName())
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i-1].GetName() >= got[i].GetName() {
+			t.Errorf("List after creates and a delete: %s before %s", got[i-1].GetName(), got[i].GetName())
 		}
 	}
 }
