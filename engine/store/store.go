@@ -160,7 +160,7 @@ func (b *bucket) each(f func(key string, e entry)) {
 
 // entry is the current version of one object: typed, or encoded for the
 // kinds kept at rest (see encoding.go). The bucket keeps one for every
-// object, without its key: the map holds that (see storedKey).
+// object, without its key (see table).
 type entry struct {
 	obj Object
 	enc *blob
@@ -187,28 +187,17 @@ func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 	return entry{obj: obj}
 }
 
-// storedKey is the key in the scratch buffer, for an object whose
-// current version is e, as a string: the one an Event keeps in its bytes
-// (see event_encoding.go), else a new one. History keeps no keys (see
-// history), so the new string lives as long as the map holds it, or a
-// watcher has not yet seen the write.
-func (s *Store) storedKey(e entry) string {
-	if e.enc != nil {
+// keyString is the key in the scratch buffer as a string, for an object
+// whose current or new version is e: a substring of an Event kept whole,
+// which keeps its key, or else a new string. An Event kept as a delta
+// keeps its key only in what its delta rebuilds, which would cost more
+// than the string (and the lookup key is at hand). History and the typed
+// objects' table keep no keys, so the new string lives as long as a
+// watcher has not seen the write. (restMap.add checks, in tests, that a
+// new Event keeps the key it is filed under.)
+func (s *Store) keyString(e entry) string {
+	if e.enc != nil && e.enc.ref == nil {
 		if key, ok := e.enc.eventKey(); ok {
-			return key
-		}
-	}
-	return string(s.keyBuf)
-}
-
-// keyOf is the key in the scratch buffer, for a new version e: a
-// substring of an Event's bytes, which keep it, or a new string.
-func (s *Store) keyOf(e entry) string {
-	if e.enc != nil {
-		if key, ok := e.enc.eventKey(); ok {
-			if VerifyEncoding && key != string(s.keyBuf) {
-				panic("store: an Event keeps the key " + key + ", not " + string(s.keyBuf))
-			}
 			return key
 		}
 	}
@@ -503,7 +492,7 @@ func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
-	key := s.keyOf(e)
+	key := s.keyString(e)
 	b.add(key, e)
 	b.stale()
 	b.rev = s.rev
@@ -547,7 +536,7 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	if old == obj {
 		panic("store: Update with the stored object itself; objects from the store are read-only, copy first")
 	}
-	key := s.storedKey(was)
+	key := s.keyString(was)
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
@@ -573,7 +562,7 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 		return nil, 0, apierrors.NewConflict(k.GroupResource(), name,
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
-	key := s.storedKey(was)
+	key := s.keyString(was)
 	s.rev++
 	b.del(key)
 	b.stale()
