@@ -40,8 +40,9 @@ type history struct {
 	buf []Event
 	lo  int
 
-	typed   []typedPair           // the sealed entries' versions still typed; hentry.typed indexes this
-	free    []uint32              // the unused indexes of typed
+	typed   []Object              // the sealed entries' versions still typed, in one slot or two (see keepTyped); hentry.typed indexes this
+	free1   []uint32              // the unused slots of typed
+	free2   []uint32              // the unused pairs of slots of typed: the first of each
 	spilled map[int64]*typedPair  // by revision: the typed versions of entries that found typed full
 	kinds   []*kinds.Kind         // hentry.kind indexes this
 	kind    map[*kinds.Kind]uint8 // its index by kind
@@ -71,12 +72,12 @@ const (
 	spilledRef = 1<<typedBits - 1
 )
 
-// typedSlots is how many pairs history.typed may hold: hentry.typed is 1 +
-// an index, 22 bits wide, and its largest value says "spilled". A pair
-// beyond it is kept in a map instead, so that correctness never depends
-// on the bound. There is about one pair for every current object (more for
-// the few kinds not encoded, whose kept versions all stay typed), so 4
-// million is far beyond the largest cluster kubeloop runs and the map is
+// typedSlots is how many slots history.typed may hold: hentry.typed is 1 +
+// an index, 22 bits wide, and its largest value says "spilled". Versions
+// beyond it are kept in a map instead, so that correctness never depends
+// on the bound. There is about one slot for every current object (more
+// for the few kinds not encoded, whose kept versions all stay typed), so
+// 4 million is far beyond the largest cluster kubeloop runs and the map is
 // normally never made. A variable so that tests can lower it and take the
 // other path.
 var typedSlots = spilledRef - 1
@@ -122,6 +123,18 @@ func sealedCause(c uint64) uint32 {
 // the one it superseded.
 type typedPair struct{ obj, old Object }
 
+// twoSlots says whether a sealed entry of kind k and type typ keeps its
+// typed versions in two slots of history.typed, the version it wrote and
+// the one it superseded, or in one, the version it wrote. A kind that is
+// not encoded keeps both typed for as long as history holds them (a
+// create supersedes none); an encoded kind keeps typed only its current
+// version, the one its latest write made: once superseded, a version is
+// encoded, and a superseded one is encoded as it is sealed. So most of
+// what history keeps typed, one current object each, takes 16 bytes, not
+// a pair's 32. (An encoded version that cannot be encoded exactly stays
+// typed in the spill map.)
+func twoSlots(k *kinds.Kind, typ EventType) bool { return !encoded(k) && typ != Added }
+
 // len is the number of kept entries.
 func (h *history) len() int { return h.n + len(h.buf) - h.lo }
 
@@ -159,7 +172,7 @@ func (h *history) appendKey(i int, dst, scratch []byte) (key, scratchOut []byte)
 	}
 	e := h.sealed(i)
 	k := h.kinds[e.kind()]
-	if p := h.pair(i); p != nil {
+	if p, ok := h.pair(i); ok {
 		if o := cmp.Or(p.obj, p.old); o != nil {
 			return k.AppendKey(dst, o.GetNamespace(), o.GetName()), scratch
 		}
@@ -189,7 +202,7 @@ func (h *history) event(i int) Event {
 	e := h.sealed(i)
 	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Key: h.key(i), Rev: h.first + int64(i), Cause: uint64(e.cause),
 		obj: e.obj, old: e.old}
-	if p := h.pair(i); p != nil {
+	if p, ok := h.pair(i); ok {
 		ev.Object, ev.Old = p.obj, p.old
 	}
 	return ev
@@ -237,7 +250,7 @@ func (h *history) sealFront() {
 	}
 	var typed uint32
 	if p != (typedPair{}) {
-		typed = h.keepTyped(ev.Rev, p)
+		typed = h.keepTyped(ev.Rev, twoSlots(ev.Kind, ev.Type), p)
 	}
 	e := hentry{obj: ev.obj, old: ev.old, cause: sealedCause(ev.Cause),
 		bits: pack(ev.Type, ev.statusOnly, h.kindID(ev.Kind), typed)}
@@ -268,27 +281,38 @@ func (h *history) popFront() {
 // version it wrote encoded, as b.
 func (h *history) encodedObj(i int, b *blob) {
 	h.sealed(i).obj = b
-	p := h.pair(i)
-	if p == nil {
-		return
-	}
-	if p.obj = nil; p.old == nil {
+	switch p, ok := h.pair(i); {
+	case !ok:
+	case p.old == nil:
 		h.forgetTyped(i)
+	default: // it keeps the version it superseded typed still
+		h.setTypedObj(i, nil)
 	}
 }
 
 // keepTyped keeps p, the typed versions of the entry that wrote revision
-// rev, and returns its hentry.typed. It reuses a freed slot first, and
-// allocates only to grow typed (amortized) or to spill past typedSlots.
-func (h *history) keepTyped(rev int64, p typedPair) uint32 {
-	if n := len(h.free); n > 0 {
-		i := h.free[n-1]
-		h.free = h.free[:n-1]
-		h.typed[i] = p
+// rev, in two slots of typed or (two false) in one, that of p.obj, and
+// returns its hentry.typed. It reuses freed slots first, and allocates only
+// to grow typed (amortized) or to spill: past typedSlots, or a version p
+// keeps that one slot cannot hold.
+func (h *history) keepTyped(rev int64, two bool, p typedPair) uint32 {
+	switch {
+	case two && len(h.free2) > 0:
+		i := h.free2[len(h.free2)-1]
+		h.free2 = h.free2[:len(h.free2)-1]
+		h.typed[i], h.typed[i+1] = p.obj, p.old
 		return i + 1
-	}
-	if len(h.typed) < typedSlots {
-		h.typed = append(h.typed, p)
+	case two && len(h.typed)+2 <= typedSlots:
+		h.typed = append(h.typed, p.obj, p.old)
+		return uint32(len(h.typed) - 1)
+	case two || p.old != nil:
+	case len(h.free1) > 0:
+		i := h.free1[len(h.free1)-1]
+		h.free1 = h.free1[:len(h.free1)-1]
+		h.typed[i] = p.obj
+		return i + 1
+	case len(h.typed) < typedSlots:
+		h.typed = append(h.typed, p.obj)
 		return uint32(len(h.typed))
 	}
 	// Keyed by revision, which compaction leaves alone, unlike an entry's
@@ -302,15 +326,36 @@ func (h *history) keepTyped(rev int64, p typedPair) uint32 {
 	return spilledRef
 }
 
-// pair is what the i-th kept entry, sealed, keeps typed; nil if nothing.
-func (h *history) pair(i int) *typedPair {
+// pair is what the i-th kept entry, sealed, keeps typed; false if nothing.
+func (h *history) pair(i int) (typedPair, bool) {
+	e := h.sealed(i)
+	switch t := e.typed(); t {
+	case 0:
+		return typedPair{}, false
+	case spilledRef:
+		q, ok := h.spilled[h.first+int64(i)]
+		if !ok {
+			return typedPair{}, false
+		}
+		return *q, true
+	default:
+		p := typedPair{obj: h.typed[t-1]}
+		if twoSlots(h.kinds[e.kind()], e.typ()) {
+			p.old = h.typed[t]
+		}
+		return p, true
+	}
+}
+
+// setTypedObj sets the version the i-th kept entry, sealed, keeps typed
+// as the one it wrote.
+func (h *history) setTypedObj(i int, o Object) {
 	switch t := h.sealed(i).typed(); t {
 	case 0:
-		return nil
 	case spilledRef:
-		return h.spilled[h.first+int64(i)]
+		h.spilled[h.first+int64(i)].obj = o
 	default:
-		return &h.typed[t-1]
+		h.typed[t-1] = o
 	}
 }
 
@@ -323,18 +368,21 @@ func (h *history) forgetTyped(i int) {
 	case spilledRef:
 		delete(h.spilled, h.first+int64(i))
 	default:
-		h.typed[t-1] = typedPair{}
-		h.free = append(h.free, t-1)
+		if twoSlots(h.kinds[e.kind()], e.typ()) {
+			h.typed[t-1], h.typed[t] = nil, nil
+			h.free2 = append(h.free2, t-1)
+		} else {
+			h.typed[t-1] = nil
+			h.free1 = append(h.free1, t-1)
+		}
 	}
 	e.setTyped(0)
 }
 
 // typedObj is the version the i-th kept entry, sealed, keeps typed, if any.
 func (h *history) typedObj(i int) Object {
-	if p := h.pair(i); p != nil {
-		return p.obj
-	}
-	return nil
+	p, _ := h.pair(i)
+	return p.obj
 }
 
 func (h *history) kindID(k *kinds.Kind) uint8 {

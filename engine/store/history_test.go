@@ -94,19 +94,27 @@ func TestSealedCauseBeyond32BitsIsNone(t *testing.T) {
 	}
 }
 
-// Keeping a pair typed is done for nearly every sealed write: in a slot
-// freed by an earlier one, it must not allocate.
+// Keeping a version typed is done for nearly every sealed write: in a
+// slot freed by an earlier one, it must not allocate, in one slot or two.
 func TestKeepTypedInAFreeSlotDoesNotAllocate(t *testing.T) {
 	var h history
-	p := typedPair{obj: typedPod("a")}
-	ref := h.keepTyped(2, p) // grows typed: allocates
-	h.typed[ref-1], h.free = typedPair{}, append(h.free, ref-1)
-	allocs := testing.AllocsPerRun(100, func() {
-		ref := h.keepTyped(3, p)
-		h.typed[ref-1], h.free = typedPair{}, append(h.free, ref-1)
-	})
-	if allocs != 0 {
-		t.Errorf("keepTyped into a free slot: %.1f allocations; want 0", allocs)
+	for _, two := range []bool{false, true} {
+		p := typedPair{obj: typedPod("a")}
+		if two {
+			p.old = typedPod("b")
+		}
+		free := func(ref uint32) {
+			if two {
+				h.typed[ref-1], h.typed[ref], h.free2 = nil, nil, append(h.free2, ref-1)
+			} else {
+				h.typed[ref-1], h.free1 = nil, append(h.free1, ref-1)
+			}
+		}
+		free(h.keepTyped(2, two, p)) // grows typed: allocates
+		allocs := testing.AllocsPerRun(100, func() { free(h.keepTyped(3, two, p)) })
+		if allocs != 0 {
+			t.Errorf("keepTyped (two slots %v) into a free slot: %.1f allocations; want 0", two, allocs)
+		}
 	}
 }
 
@@ -213,13 +221,16 @@ func checkTypedPairs(t *testing.T, h *history, bound int) {
 			inSpill++
 		default:
 			inSlots++
+			if twoSlots(h.kinds[e.kind()], e.typ()) {
+				inSlots++
+			}
 		}
 	}
 	if len(h.typed) > bound {
-		t.Errorf("typed holds %d pairs; the bound is %d", len(h.typed), bound)
+		t.Errorf("typed holds %d slots; the bound is %d", len(h.typed), bound)
 	}
-	if kept := len(h.typed) - len(h.free); kept != inSlots {
-		t.Errorf("typed keeps %d pairs; %d sealed entries use one", kept, inSlots)
+	if kept := h.typedSlotsKept(); kept != inSlots {
+		t.Errorf("typed keeps %d slots; sealed entries use %d", kept, inSlots)
 	}
 	if len(h.spilled) != inSpill {
 		t.Errorf("spilled keeps %d pairs; %d sealed entries use one", len(h.spilled), inSpill)
@@ -379,3 +390,6 @@ func TestMetaName(t *testing.T) {
 		}
 	}
 }
+
+// typedSlotsKept is the number of slots of typed in use.
+func (h *history) typedSlotsKept() int { return len(h.typed) - len(h.free1) - 2*len(h.free2) }
