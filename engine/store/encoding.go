@@ -212,8 +212,8 @@ func (b *blob) appendKey(k *kinds.Kind, dst, scratch []byte) (key, scratchOut []
 	}
 	scratch = b.holding(1).body(k, scratch[:0])
 	body := scratch
-	if k == kinds.Event { // one that keeps no key: its body starts with its uids
-		body = body[eventExtraLen(b.data[0], 0, body):]
+	if k == kinds.Event { // one that keeps no key, nor shares its object's uid: its body starts with its uids
+		body = body[eventExtraLen(b.data[0], 0, false, body):]
 	}
 	_, proto := splitBody(body)
 	namespace, name, ok := metaName(proto)
@@ -401,8 +401,13 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	ev, isEvent := obj.(*corev1.Event)
 	var flags byte
 	var was elided
+	var involved [16]byte // an Event's object's uid, when its version may share it (see involvedBase)
+	shares := false
 	if isEvent {
-		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf)
+		if involved, shares = s.involvedUID(ev); shares {
+			b.base = s.involvedBase[involved]
+		}
+		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf, b.base != nil)
 		header |= flags
 		defer was.restore(ev, flags)
 	}
@@ -492,6 +497,9 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	}
 	if ref != nil {
 		b.ref, kept = ref, d
+	}
+	if shares && b.base == nil {
+		s.keepsInvolvedUID(involved, b)
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
@@ -790,6 +798,7 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	u := obj.(protoUnmarshaler)
 	var buf []byte
 	switch f := b.from(); { // the fields b does not keep, from its chain
+	case k == kinds.Event: // an Event's base keeps only its object's uid (see involvedBase)
 	case f > 1:
 		mb, sb := b.holding(1), b.holding(2)
 		var meta, spec []byte
@@ -806,7 +815,7 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	}
 	rv, _ := b.rv()
 	body := b.body(k, buf[:0])
-	var extra string // what stripEvent kept of an Event
+	var extra, involvedUID string // what stripEvent kept of an Event, and what its base keeps
 	field, at := uint64(0), 0
 	if k == kinds.Event {
 		field, at = b.keyField()
@@ -815,8 +824,11 @@ func (b *blob) decode(k *kinds.Kind) Object {
 		} else {
 			extra = string(body)
 		}
-		extra = extra[:eventExtraLen(b.data[0], field, extra)]
+		extra = extra[:eventExtraLen(b.data[0], field, b.base != nil, extra)]
 		body = body[len(extra):]
+		if b.base != nil {
+			involvedUID = b.base.keptInvolvedUID()
+		}
 	}
 	times, proto := splitBody(body)
 	unmarshal(k, u, proto) // protobuf merges: each field lands once
@@ -825,7 +837,7 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	}
 	restoreTimes(obj, string(times))
 	if ev, ok := obj.(*corev1.Event); ok {
-		unstripEvent(ev, b.data[0], field, extra)
+		unstripEvent(ev, b.data[0], field, extra, involvedUID)
 	}
 	if b.data[0]&1 == 0 {
 		obj.GetObjectKind().SetGroupVersionKind(emptyGVK)

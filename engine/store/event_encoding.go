@@ -75,8 +75,9 @@ type elided struct {
 // to extra what restoring them needs (first the key's field, then the
 // key, which prefix, its kind's etcd prefix, begins; none if its
 // namespace would not read back), and returns the header flags and what
-// it took out (see restore).
-func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, elided) {
+// it took out (see restore). If uidInBase, the Event's base keeps its
+// object's uid (see Store.involvedBase), and extra does not.
+func stripEvent(ev *corev1.Event, prefix string, extra []byte, uidInBase bool) (byte, []byte, elided) {
 	var flags byte
 	var was elided
 	if strings.IndexByte(ev.Namespace, '/') >= 0 {
@@ -124,7 +125,9 @@ func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, el
 	}
 	if u, ok := parseUUID(string(ev.InvolvedObject.UID)); ok {
 		flags |= evInvolvedUID
-		extra = append(extra, u[:]...)
+		if !uidInBase {
+			extra = append(extra, u[:]...)
+		}
 		was.involvedUID, ev.InvolvedObject.UID = string(ev.InvolvedObject.UID), ""
 	}
 	// Times compare as values, zone included, so that the copy put back
@@ -147,6 +150,50 @@ func stripEvent(ev *corev1.Event, prefix string, extra []byte) (byte, []byte, el
 		was.created, ev.CreationTimestamp = ev.CreationTimestamp, metav1.Time{}
 	}
 	return flags, extra, was
+}
+
+// A pod's Events (Scheduled, Pulling, Pulled, Created, Started) all name
+// it by its uid, 16 bytes that a delta against another pod's Event keeps
+// as they are. So the first Event about an object that keeps its uid
+// whole is remembered by that uid, and a later Event about the object
+// takes it as its base: it keeps the uid only there, and its delta
+// stays short. (An Event's base is nothing else: Events keep no spec or
+// metadata apart.) The map is bounded like the references: past
+// maxInvolvedBases it starts again, and an Event then keeps its uid, as
+// before. Only an Event that keeps its key may share its uid, so that
+// its versions read back wherever they lie.
+const maxInvolvedBases = 1 << 16
+
+// involvedUID is ev's object's uid, and whether ev's version may share it
+// with another Event about its object's (see maxInvolvedBases).
+func (s *Store) involvedUID(ev *corev1.Event) ([16]byte, bool) {
+	u, ok := parseUUID(string(ev.InvolvedObject.UID))
+	return u, ok && strings.IndexByte(ev.Namespace, '/') < 0
+}
+
+// keepsInvolvedUID remembers b, an Event's version that keeps its
+// object's uid u, for the object's later Events to share it.
+func (s *Store) keepsInvolvedUID(u [16]byte, b *blob) {
+	if s.involvedBase == nil || len(s.involvedBase) >= maxInvolvedBases {
+		s.involvedBase = make(map[[16]byte]*blob)
+	}
+	s.involvedBase[u] = b
+}
+
+// keptInvolvedUID is the 16 bytes of its object's uid that b, an Event's
+// version another takes as its base, keeps.
+func (b *blob) keptInvolvedUID() string {
+	field, at := b.keyField()
+	body := b.data[at:]
+	if b.ref != nil {
+		body = string(b.body(kinds.Event, nil))
+	}
+	flags := b.data[0]
+	n := eventExtraLen(flags, field, false, body)
+	if flags&evInvolvedUID == 0 || b.base != nil {
+		panic("store: an Event's base keeps no uid of its object")
+	}
+	return body[n-16 : n]
 }
 
 // nameTime is the time an Event's name says it was made, to the
@@ -245,8 +292,9 @@ func splitEventKey(key string) (namespace, name string) {
 
 // eventExtraLen is the length of the bytes stripEvent kept after the key
 // field, at the start of body: the key, if field says it keeps one, where
-// the message named its object, and the uids.
-func eventExtraLen[T string | []byte](flags byte, field uint64, body T) int {
+// the message named its object, and the uids (its object's unless its
+// base keeps it).
+func eventExtraLen[T string | []byte](flags byte, field uint64, uidInBase bool, body T) int {
 	n := 0
 	if field != 0 {
 		n = eventKeyLen(field)
@@ -255,7 +303,7 @@ func eventExtraLen[T string | []byte](flags byte, field uint64, body T) int {
 	if flags&evUID != 0 {
 		n += 16
 	}
-	if flags&evInvolvedUID != 0 {
+	if flags&evInvolvedUID != 0 && !uidInBase {
 		n += 16
 	}
 	return n
@@ -277,9 +325,11 @@ func messageAt[T string | []byte](flags byte, extra T, n int) (at uint64, end in
 var eventPrefix = kinds.Event.EtcdPrefix
 
 // unstripEvent fills in, on an Event decoded from a blob, the fields
-// stripEvent emptied, from the rest of it, its key field and the kept
-// bytes extra. Its times must already be whole (restoreTimes).
-func unstripEvent(ev *corev1.Event, flags byte, field uint64, extra string) {
+// stripEvent emptied, from the rest of it, its key field, the kept bytes
+// extra and, if its base keeps it, its object's uid's 16 bytes
+// (involvedUID; "" if extra has them). Its times must already be whole
+// (restoreTimes).
+func unstripEvent(ev *corev1.Event, flags byte, field uint64, extra, involvedUID string) {
 	ok, n := field != 0, 0
 	var ns, name string
 	if ok {
@@ -310,7 +360,10 @@ func unstripEvent(ev *corev1.Event, flags byte, field uint64, extra string) {
 		extra = extra[16:]
 	}
 	if flags&evInvolvedUID != 0 {
-		ev.InvolvedObject.UID = types.UID(formatUUID(extra[:16]))
+		if involvedUID == "" {
+			involvedUID = extra[:16]
+		}
+		ev.InvolvedObject.UID = types.UID(formatUUID(involvedUID))
 	}
 	if flags&evFirst != 0 {
 		ev.FirstTimestamp = ev.CreationTimestamp

@@ -445,3 +445,47 @@ func TestAnEventsDeltaKeepsItsKeyShort(t *testing.T) {
 		t.Errorf("keys() = %q; want %q", keys, want)
 	}
 }
+
+// An object's later Events keep its uid only in their base, the first
+// Event about it, and read back with it; an Event that keeps no key, or
+// is about another object, keeps its own.
+func TestEventsOfAnObjectShareItsUID(t *testing.T) {
+	s := New()
+	n := 0
+	event := func(ns, reason, uid string) *blob {
+		n++
+		ev := recorded()
+		ev.Namespace, ev.InvolvedObject.Namespace = ns, ns
+		ev.Name = ev.InvolvedObject.Name + "." + strconv.FormatInt(0x1816687ec0570295+int64(n), 16)
+		ev.Reason, ev.InvolvedObject.UID = reason, types.UID(uid)
+		want := ev.DeepCopy()
+		if _, err := s.Create(ev, 0); err != nil {
+			t.Fatal(err)
+		}
+		o, err := s.Get(kinds.Event, ns, ev.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.ResourceVersion = o.GetResourceVersion()
+		sameJSON(t, reason, o, want)
+		s.lookupKey(kinds.Event, ns, ev.Name)
+		e, _ := s.bucket(kinds.Event).get(s.keyBuf)
+		return e.enc
+	}
+	const pod, other = "9fe6992d-c808-4e10-a1a4-71364fb9d1c3", "0e6992d4-c808-4e10-a1a4-71364fb9d1c3"
+	first := event("default", "Scheduled", pod)
+	if first.base != nil {
+		t.Fatal("the first Event about an object has a base")
+	}
+	for _, reason := range []string{"Pulling", "Pulled", "Started"} {
+		if b := event("default", reason, pod); b.base != first {
+			t.Errorf("%s: base %p; want the first Event about the pod, %p", reason, b.base, first)
+		}
+	}
+	if b := event("default", "Killing", other); b.base != nil {
+		t.Error("an Event about another object takes the pod's Event as its base")
+	}
+	if b := event("a/b", "Created", pod); b.base != nil {
+		t.Error("an Event that keeps no key takes a base")
+	}
+}
