@@ -23,8 +23,10 @@ type index struct {
 	name   string
 	fn     IndexFunc
 	k      *kinds.Kind
-	atRest bool                 // k is kept at rest: sets keep keys, not objects
+	atRest bool                 // k is kept at rest: sets keep versions, not objects
 	byVal  map[string]*indexSet // value -> what is filed under it
+	// scratch is a version's body rebuilt to read its key (see cmpVersionKey).
+	scratch []byte
 }
 
 // indexRunMax is the most members one run of an indexSet holds (at least
@@ -39,12 +41,14 @@ var indexRunMax = 512
 // updates, so that ByIndexShared hands them out without building
 // anything: a member's key is its object's namespace and name, so no key
 // is kept. For a kind kept at rest, which has no typed object to keep, it
-// is the members' keys (the store's own strings). A large set is split
+// is the members' current versions, kept current by updates too: a
+// version keeps its key (see event_encoding.go), so no key is kept either,
+// and a read decodes the versions it holds. A large set is split
 // into runs of at most indexRunMax, so that filing a pod among a node's
 // thousands moves one run, not all of them.
 type indexSet struct {
 	objs runs[Object] // for a kind kept typed
-	keys runs[string] // for a kind kept at rest
+	vers runs[*blob]  // for a kind kept at rest
 
 	// n is the number of members: 32 bits, beside unordered, so that a
 	// set stays 80 bytes (there is one for every node and every owner).
@@ -80,7 +84,7 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 	}
 	ix := &index{name: name, fn: fn, k: k, atRest: b.atRest, byVal: map[string]*indexSet{}}
 	b.indexes = append(b.indexes, ix)
-	b.each(func(key string, e entry) { ix.add(key, e.object(k)) }) // in no order: filing or order sorts
+	b.each(func(key string, e entry) { ix.add(key, e.object(k), e.enc) }) // in no order: filing or order sorts
 }
 
 // HasIndex reports whether kind k has an index of that name.
@@ -157,11 +161,10 @@ func (s *Store) ByIndexShared(k *kinds.Kind, name, value string) []Object {
 
 // decodeSet is the objects of a set of a kind kept at rest, decoded.
 func (s *Store) decodeSet(k *kinds.Kind, set *indexSet) []Object {
-	b := s.bucket(k)
 	out := make([]Object, 0, int(set.n))
-	for _, run := range set.keys {
-		for _, key := range run {
-			out = append(out, b.at(key).object(k))
+	for _, run := range set.vers {
+		for _, v := range run {
+			out = append(out, v.decode(k))
 		}
 	}
 	return out
@@ -220,13 +223,30 @@ func (ix *index) scan(set *indexSet, key string) int {
 // would go in, and its position there.
 func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
 	if ix.atRest {
-		return set.keys.search(key, strings.Compare)
+		return set.vers.search(key, ix.cmpVersionKey)
 	}
 	rel := key[len(ix.k.EtcdPrefix)+1:] // namespace/name, or name
 	if ix.k.Namespaced {
 		return set.objs.search(rel, cmpNamespacedKey)
 	}
 	return set.objs.search(rel, cmpNameKey)
+}
+
+// cmpVersionKey compares the key that v, a version of an Event, keeps with
+// key: read from its bytes if it is kept whole, else from the body its
+// delta rebuilds (into the index's scratch buffer), else, for an Event
+// that keeps no key, from its decoded object.
+func (ix *index) cmpVersionKey(v *blob, key string) int {
+	field, at := v.keyField()
+	switch {
+	case field == 0:
+		o := v.decode(ix.k)
+		return strings.Compare(ix.k.Key(o.GetNamespace(), o.GetName()), key)
+	case v.ref == nil:
+		return strings.Compare(v.data[at:at+eventKeyLen(field)], key)
+	}
+	ix.scratch = v.body(ix.k, ix.scratch[:0])
+	return strings.Compare(string(ix.scratch[:eventKeyLen(field)]), key)
 }
 
 // cmpNamespacedKey compares o's key, less the kind's prefix, with rel: the
@@ -257,9 +277,11 @@ func cmpNamespacedKey(o Object, rel string) int {
 // kind's prefix, with rel.
 func cmpNameKey(o Object, rel string) int { return strings.Compare(o.GetName(), rel) }
 
-func (ix *index) add(key string, obj Object) { ix.addValues(key, obj, ix.fn(obj)) }
+// add files key, whose current version is obj (and enc, for a kind kept
+// at rest), under its values.
+func (ix *index) add(key string, obj Object, enc *blob) { ix.addValues(key, obj, enc, ix.fn(obj)) }
 
-func (ix *index) addValues(key string, obj Object, values []string) {
+func (ix *index) addValues(key string, obj Object, enc *blob, values []string) {
 	if VerifyEncoding && !ix.atRest && ix.k.Key(obj.GetNamespace(), obj.GetName()) != key {
 		panic("store: indexing " + key + " with an object whose key is " + ix.k.Key(obj.GetNamespace(), obj.GetName()))
 	}
@@ -285,7 +307,7 @@ func (ix *index) addValues(key string, obj Object, values []string) {
 			continue // the value is repeated
 		}
 		if ix.atRest {
-			set.keys.insert(r, i, key)
+			set.vers.insert(r, i, enc)
 		} else {
 			set.objs.insert(r, i, obj)
 		}
@@ -323,7 +345,7 @@ func (ix *index) removeValues(key string, old Object, values []string) {
 			continue
 		}
 		if ix.atRest {
-			set.keys.remove(r, i)
+			set.vers.remove(r, i)
 		} else {
 			set.objs.remove(r, i)
 		}
@@ -331,14 +353,21 @@ func (ix *index) removeValues(key string, old Object, values []string) {
 	}
 }
 
-// update refiles key from old to obj; most writes (a status update) leave
-// an object's index values as they were, and then only the object kept
-// for a kind kept typed changes.
-func (ix *index) update(key string, old, obj Object) {
+// update refiles key from old to obj (and enc, for a kind kept at rest);
+// most writes (a status update) leave an object's index values as they
+// were, and then only the object or version kept changes.
+func (ix *index) update(key string, old, obj Object, enc *blob) {
 	was, is := ix.fn(old), ix.fn(obj)
 	if slices.Equal(was, is) {
 		if ix.atRest {
-			return // the key is all a set keeps
+			for _, v := range is {
+				if set := ix.byVal[v]; set != nil {
+					if r, i, found := ix.search(set, key); found {
+						set.vers[r][i] = enc
+					}
+				}
+			}
+			return
 		}
 		for _, v := range is {
 			set := ix.byVal[v]
@@ -371,7 +400,7 @@ func (ix *index) update(key string, old, obj Object) {
 		return
 	}
 	ix.removeValues(key, old, was)
-	ix.addValues(key, obj, is)
+	ix.addValues(key, obj, enc, is)
 }
 
 // indexOf is slices.Index(run, old): the member that is old itself. For
@@ -398,15 +427,19 @@ func indexOfPtr[P interface {
 	return -1
 }
 
-func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object) {
+// indexUpdate refiles key, whose current version was old and is now obj
+// (and enc, for a kind kept at rest), in every index of k.
+func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object, enc *blob) {
 	for _, ix := range s.bucket(k).indexes {
-		ix.update(key, old, obj)
+		ix.update(key, old, obj, enc)
 	}
 }
 
-func (s *Store) indexAdd(k *kinds.Kind, key string, obj Object) {
+// indexAdd files key, whose version is obj (and enc, for a kind kept at
+// rest), in every index of k.
+func (s *Store) indexAdd(k *kinds.Kind, key string, obj Object, enc *blob) {
 	for _, ix := range s.bucket(k).indexes {
-		ix.add(key, obj)
+		ix.add(key, obj, enc)
 	}
 }
 

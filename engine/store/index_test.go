@@ -98,8 +98,9 @@ func (m *indexModel) check(t *testing.T, s *Store, name, value, when string) {
 	for _, got := range [][]Object{shared, copied} {
 		ok := len(got) == len(want)
 		for i := 0; ok && i < len(got); i++ {
-			if keptAtRest(m.k) {
-				ok = m.k.Key(got[i].GetNamespace(), got[i].GetName()) == want[i]
+			if keptAtRest(m.k) { // decoded anew: the current version, by its revision
+				ok = m.k.Key(got[i].GetNamespace(), got[i].GetName()) == want[i] &&
+					got[i].GetResourceVersion() == m.objs[want[i]].GetResourceVersion()
 			} else {
 				ok = got[i] == m.objs[want[i]]
 			}
@@ -119,7 +120,7 @@ func (m *indexModel) check(t *testing.T, s *Store, name, value, when string) {
 		if err := checkRuns(set.objs, int(set.n)); err != nil && !keptAtRest(m.k) {
 			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
 		}
-		if err := checkRuns(set.keys, int(set.n)); err != nil && keptAtRest(m.k) {
+		if err := checkRuns(set.vers, int(set.n)); err != nil && keptAtRest(m.k) {
 			t.Fatalf("%s: index %s, value %q: %v", when, name, value, err)
 		}
 	}

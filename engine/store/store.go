@@ -499,7 +499,7 @@ func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64
 	b.add(key, e)
 	b.stale()
 	b.rev = s.rev
-	s.indexAdd(k, key, obj)
+	s.indexAdd(k, key, obj, e.enc)
 	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
 	return s.rev
 }
@@ -545,7 +545,7 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	e := s.newEntry(b, k, obj)
 	b.put(key, e)
 	b.rev = s.rev
-	s.indexUpdate(k, key, old, obj)
+	s.indexUpdate(k, key, old, obj, e.enc)
 	s.history.append(Event{Type: Modified, statusOnly: statusOnly, Kind: k, Key: key, Rev: s.rev,
 		Object: b.typed(obj), Old: b.typed(old), Cause: cause, obj: e.enc, old: was.enc})
 	return s.rev, nil
