@@ -219,18 +219,39 @@ func (s *slot) spills() bool {
 type names struct {
 	list []string
 	ids  map[string]uint16
-	// byLen remembers, for each length modulo its size, the number of the
-	// last string of that length looked up, plus one. Callers pass the
-	// same few constant strings step after step, and comparing a string
-	// with itself costs nothing, where the map would hash it (7 lookups in
-	// 10 at 100x150).
-	byLen [32]uint16
+	// seen remembers, for each hint slot (see hintSlot), the number of the
+	// last string looked up there, plus one. Callers pass the same strings
+	// step after step (a component's name, a why), and comparing a string
+	// with itself costs nothing, where the map hashes it all and reads a
+	// cold group. The slot comes from a string's length and its first and
+	// last 8 bytes, so that the names of 5,000 kubelets, all as long as
+	// each other, mostly find their own.
+	seen *[hintSlots]uint16
+}
+
+// hintSlots is the size of a names table's hints: 16 KB.
+const hintSlots = 1 << 13
+
+// hintSlot is s's slot in a names table's hints: a hash of its length and
+// of its first and last 8 bytes (fewer if it is shorter).
+func hintSlot(s string) int {
+	var a, b uint64
+	n := len(s)
+	for i := 0; i < n && i < 8; i++ {
+		a |= uint64(s[i]) << (8 * i)
+		b |= uint64(s[n-1-i]) << (8 * i)
+	}
+	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(n)) * 0xbf58476d1ce4e5b9
+	return int(h >> (64 - 13))
 }
 
 // id returns s's number, adding s if it is new, or spilled if s is new and
 // the table is full.
 func (n *names) id(s string) uint16 {
-	hint := &n.byLen[len(s)%len(n.byLen)]
+	if n.seen == nil {
+		n.seen = new([hintSlots]uint16)
+	}
+	hint := &n.seen[hintSlot(s)]
 	if *hint != 0 && n.list[*hint-1] == s {
 		return *hint - 1
 	}

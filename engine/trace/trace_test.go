@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -219,5 +220,21 @@ func BenchmarkRecord(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		tr.Record(Event{Component: comps[i%len(comps)], Lane: NodeLane, Column: Run, Namespace: "default",
 			Object: "replicaset/app-0001-65c884867b", Message: "Updated status: 150 replicas, 150 fully labeled, 120 ready, 118 available (observedGeneration 1)", Cause: uint64(i), Why: why})
+	}
+}
+
+// The names of 5,000 kubelets, as long as one another, spread over the
+// hint slots about as a random hash spreads them (3,744 slots expected),
+// and a name's slot depends on its last bytes as much as its first.
+func TestHintSlotSpreadsNames(t *testing.T) {
+	slots := map[int]bool{}
+	for i := range 5000 {
+		slots[hintSlot(fmt.Sprintf("kubelet/node-%04d", i))] = true
+	}
+	if len(slots) < 3500 {
+		t.Errorf("5,000 kubelets' names take %d hint slots; want at least 3,500", len(slots))
+	}
+	if hintSlot("a") == hintSlot("b") || hintSlot("x-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-y") == hintSlot("x-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-z") {
+		t.Error("names that differ in their last byte share a hint slot")
 	}
 }
