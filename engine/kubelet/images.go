@@ -136,6 +136,9 @@ type pullRequest struct {
 	err       *workload.PullError // set when it failed
 	abandoned bool                // the pod stopped waiting (it is being deleted)
 	changed   bool                // the pull changed the node's image list
+	// timer ends the pull: a request is pulled once, and its timer,
+	// kept here, costs no allocation of its own.
+	timer sim.Timer
 }
 
 // puller is the kubelet's image puller. Serialized (the default), it pulls
@@ -174,7 +177,7 @@ func (pl *puller) startNext() {
 			r.img = img
 			d = k.m.cfg.pullTime(img, k.images.hasLayers(img))
 		}
-		k.m.env.Loop.After(d, k.pullLabel, func() { pl.finish(r) })
+		k.m.env.Loop.Arm(&r.timer, k.now()+d, k.pullLabel, func() { pl.finish(r) })
 	}
 }
 

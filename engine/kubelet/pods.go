@@ -209,7 +209,9 @@ type podState struct {
 // way: its timer, the image pull it waits for, and the closure that ends
 // it. It is made for the first step of a sync pass and dropped when the
 // pass ends, no step being under way then, so that a running pod keeps
-// none.
+// none. The steps of a pass follow one another, so they share one timer
+// (sim.Loop.Arm), kept here: a pod's start takes three steps (sandbox,
+// create, start), which would otherwise allocate a timer each.
 //
 // It also keeps, for the pass, the strings its steps repeat: the pod's
 // name as the trace names it, which every step records, and its new IP,
@@ -217,7 +219,7 @@ type podState struct {
 // it. A running pod keeps neither: its IP is in its status (podIP), and a
 // step it takes later makes its name again.
 type slowStep struct {
-	timer *sim.Timer
+	timer sim.Timer
 	pull  *pullRequest
 	fn    func() // ends a step that waits for a timer (after)
 	obj   string // "pod/<name>" (podState.object)
@@ -236,12 +238,13 @@ func (k *Kubelet) slowStep(p *podState) *slowStep {
 	return p.slow
 }
 
-// timer is the timer of the pod's slow step, or nil.
+// timer is the timer of the pod's slow step (pending while the step is
+// under way), or nil.
 func (p *podState) timer() *sim.Timer {
 	if p.slow == nil {
 		return nil
 	}
-	return p.slow.timer
+	return &p.slow.timer
 }
 
 // pull is the image pull the pod's slow step waits for, or nil.
@@ -504,7 +507,7 @@ func (k *Kubelet) releaseIP(p *podState) {
 func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
 	p.op, p.opDone = op, false
 	s := k.slowStep(p)
-	s.timer = k.m.env.Loop.After(d, k.opLabel, s.fn)
+	k.m.env.Loop.Arm(&s.timer, k.now()+d, k.opLabel, s.fn) // a d < 0 counts as 0, as in After
 }
 
 func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
@@ -546,7 +549,7 @@ func (k *Kubelet) syncPod(p *podState) {
 			return // busy; the step's timer syncs the pod again
 		}
 		op := p.op
-		p.op, p.opDone, p.slow.timer = opNone, false, nil
+		p.op, p.opDone = opNone, false
 		k.complete(p, op)
 		if p.op != opNone {
 			return

@@ -16,7 +16,8 @@ func (t *Timer) At() Tick { return t.at }
 func (t *Timer) Label() string { return t.label }
 
 // Pending reports whether the timer has neither fired nor been cancelled.
-func (t *Timer) Pending() bool { return t != nil && t.index >= 0 }
+// A zero Timer (one that Arm has yet to set) is not pending.
+func (t *Timer) Pending() bool { return t != nil && t.index >= 0 && t.fn != nil }
 
 // Loop owns virtual time and the timers due in it. Timers due at the same
 // tick fire in the order they were set.
@@ -42,11 +43,23 @@ func (l *Loop) After(d Tick, label string, fn func()) *Timer {
 
 // At schedules fn at tick at; a tick in the past runs at the next step.
 func (l *Loop) At(at Tick, label string, fn func()) *Timer {
+	return l.Arm(new(Timer), at, label, fn)
+}
+
+// Arm schedules fn at tick at on t, a Timer the caller keeps (a field of
+// its own struct) and that is not pending; it returns t. A caller that
+// sets its timers one after another, never two at once (a kubelet pod's
+// steps), reuses one Timer where At would allocate one a step. It panics
+// if t is pending: its callback would be lost.
+func (l *Loop) Arm(t *Timer, at Tick, label string, fn func()) *Timer {
+	if t.Pending() {
+		panic("sim: arming a pending timer")
+	}
 	if at < l.now {
 		at = l.now
 	}
 	l.seq++
-	t := &Timer{at: at, seq: l.seq, label: label, fn: fn}
+	*t = Timer{at: at, seq: l.seq, label: label, fn: fn}
 	l.timers.push(t)
 	return t
 }

@@ -58,6 +58,60 @@ func TestLoopOrdersByTickThenSequence(t *testing.T) {
 	}
 }
 
+// TestLoopArmReusesTimer checks that a kept Timer set again after it
+// fired or was cancelled fires like a new one, in sequence with At's, and
+// that a zero Timer is not pending while a set one is.
+func TestLoopArmReusesTimer(t *testing.T) {
+	l := NewLoop()
+	var got []string
+	var kept Timer
+	if kept.Pending() {
+		t.Fatal("a zero Timer is pending")
+	}
+	l.Cancel(&kept) // cancelling a zero Timer is harmless
+	step := func(name string) func() { return func() { got = append(got, name) } }
+	tests := []struct {
+		name   string
+		arm    func()
+		cancel bool
+		want   string
+	}{
+		{"first use", func() { l.Arm(&kept, l.Now()+Second, "k", step("k1")) }, false, "k1"},
+		{"after firing, behind an At due then", func() {
+			l.At(l.Now()+Second, "a", step("a"))
+			l.Arm(&kept, l.Now()+Second, "k", step("k2"))
+		}, false, "a k2"},
+		{"a past tick runs now", func() { l.Arm(&kept, l.Now()-Second, "k", step("k3")) }, false, "k3"},
+		{"after a cancel", func() { l.Arm(&kept, l.Now()+Second, "k", step("never")) }, true, ""},
+		{"after a cancel, set again", func() { l.Arm(&kept, l.Now()+2*Second, "k", step("k4")) }, false, "k4"},
+	}
+	for _, tt := range tests {
+		got = nil
+		tt.arm()
+		if !kept.Pending() {
+			t.Fatalf("%s: the armed timer is not pending", tt.name)
+		}
+		if tt.cancel {
+			l.Cancel(&kept)
+		}
+		for l.FireNext(Hour) {
+		}
+		if s := join(got); s != tt.want {
+			t.Errorf("%s: fired %q; want %q", tt.name, s, tt.want)
+		}
+		if kept.Pending() || l.Pending() != 0 {
+			t.Errorf("%s: a timer is still pending", tt.name)
+		}
+	}
+	l.Arm(&kept, l.Now()+Second, "k", step("k5"))
+	defer func() {
+		if recover() == nil {
+			t.Error("arming a pending timer did not panic")
+		}
+	}()
+	l.Arm(&kept, l.Now()+Second, "k", step("lost"))
+}
+
 func TestLoopFireNextRespectsLimit(t *testing.T) {
 	l := NewLoop()
 	fired := false
