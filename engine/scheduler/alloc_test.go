@@ -64,8 +64,8 @@ func TestQueueShrinksWhenEmpty(t *testing.T) {
 			t.Fatalf("pop %d: %v", i, qp)
 		}
 	}
-	if q.peak != 0 || q.active.items != nil || len(q.pods) != 0 {
-		t.Errorf("after the burst: peak %d, active %v, %d pods", q.peak, q.active.items, len(q.pods))
+	if q.peak != 0 || q.active.heap.items != nil || q.active.run != nil || len(q.pods) != 0 {
+		t.Errorf("after the burst: peak %d, active %v %v, %d pods", q.peak, q.active.heap.items, q.active.run, len(q.pods))
 	}
 	p := st.MakePod().Name("late").Obj()
 	q.Add(p, 0)

@@ -36,7 +36,8 @@ const (
 type queued struct {
 	*framework.QueuedPodInfo
 	loc   queueLoc
-	index int      // position in its heap
+	inRun bool     // in the activeQ's run, not its heap (see activeQ)
+	index int      // position in its heap, or in the activeQ's run
 	until sim.Tick // backoff expiry, in the backoffQ
 }
 
@@ -58,7 +59,7 @@ type schedulingQueue struct {
 	initialBackoff, maxBackoff, maxUnschedulable sim.Tick
 
 	pods          map[types.UID]*queued
-	active        podHeap
+	active        activeQ
 	backoff       podHeap
 	unschedulable map[types.UID]*queued // and gated pods
 	seq           uint64
@@ -71,7 +72,7 @@ type schedulingQueue struct {
 func newSchedulingQueue(fw *framework.Framework, loop *sim.Loop, demands *framework.Demands, initial, maxBackoff, maxUnsched sim.Tick) *schedulingQueue {
 	q := &schedulingQueue{fw: fw, loop: loop, demands: demands, initialBackoff: initial, maxBackoff: maxBackoff, maxUnschedulable: maxUnsched,
 		pods: map[types.UID]*queued{}, unschedulable: map[types.UID]*queued{}}
-	q.active.less = func(a, b *queued) bool { return fw.Less(a.QueuedPodInfo, b.QueuedPodInfo) }
+	q.active.heap.less = func(a, b *queued) bool { return fw.Less(a.QueuedPodInfo, b.QueuedPodInfo) }
 	q.backoff.less = func(a, b *queued) bool {
 		if a.until != b.until {
 			return a.until < b.until
@@ -87,7 +88,7 @@ func (q *schedulingQueue) Len() int { return len(q.pods) }
 // Counts reports how many pods wait where: active, backoff, unschedulable
 // (gated included).
 func (q *schedulingQueue) Counts() (active, backoff, unschedulable int) {
-	return len(q.active.items), len(q.backoff.items), len(q.unschedulable)
+	return q.active.len(), len(q.backoff.items), len(q.unschedulable)
 }
 
 // Add queues a new pod, or updates a known one.
@@ -122,7 +123,7 @@ func (q *schedulingQueue) toActiveOrGated(e *queued) {
 	}
 	e.Gated = false
 	e.loc = inActive
-	heap.Push(&q.active, e)
+	q.active.push(e)
 }
 
 // Update records a new version of a queued pod. A parked pod whose spec or
@@ -184,7 +185,7 @@ func (q *schedulingQueue) Delete(uid types.UID) {
 	delete(q.pods, uid)
 	switch e.loc {
 	case inActive:
-		heap.Remove(&q.active, e.index)
+		q.active.remove(e)
 	case inBackoff:
 		heap.Remove(&q.backoff, e.index)
 		q.armBackoffTimer()
@@ -201,10 +202,10 @@ func (q *schedulingQueue) Has(uid types.UID) bool { return q.pods[uid] != nil }
 // the attempt. The pod is out of the queue until the attempt's outcome puts
 // it back.
 func (q *schedulingQueue) Pop() *framework.QueuedPodInfo {
-	if len(q.active.items) == 0 {
+	if q.active.len() == 0 {
 		return nil
 	}
-	e := heap.Pop(&q.active).(*queued)
+	e := q.active.pop()
 	delete(q.pods, e.Pod.UID)
 	q.shrinkIfEmpty()
 	e.Attempts++
@@ -228,7 +229,8 @@ func (q *schedulingQueue) shrinkIfEmpty() {
 		return
 	}
 	q.pods, q.unschedulable = map[types.UID]*queued{}, map[types.UID]*queued{}
-	q.active.items, q.backoff.items = nil, nil
+	q.active.drop()
+	q.backoff.items = nil
 	q.peak = 0
 }
 
@@ -283,7 +285,7 @@ func (q *schedulingQueue) toBackoffNoArm(e *queued) {
 	e.until = q.backoffExpiry(e)
 	if e.until <= q.loop.Now() {
 		e.loc = inActive
-		heap.Push(&q.active, e)
+		q.active.push(e)
 		return
 	}
 	e.loc = inBackoff
@@ -345,7 +347,7 @@ func (q *schedulingQueue) flushBackoffCompleted() {
 	for len(q.backoff.items) > 0 && q.backoff.items[0].until <= now {
 		e := heap.Pop(&q.backoff).(*queued)
 		e.loc = inActive
-		heap.Push(&q.active, e)
+		q.active.push(e)
 	}
 	q.backoffTimer = nil
 	q.armBackoffTimer()
@@ -382,6 +384,104 @@ func (q *schedulingQueue) flushUnschedulableLeftover() {
 	if parked > 0 {
 		q.armFlushTimer()
 	}
+}
+
+// activeQ is kube's activeQ: the pods ready to be tried, taken in the
+// QueueSort plugin's order. That order is total (PrioritySort breaks ties
+// by the queue's arrival sequence), so which pod comes out next depends
+// only on the pods, never on how they are kept.
+//
+// Most pods arrive in that order: a new pod of equal priority comes after
+// every pod queued before it. Each of those goes to the end of a FIFO run
+// (the run stays in order), and only a pod that comes before the run's
+// last (a retry, with its older timestamp; a higher priority) goes to the
+// heap. The next pod is the earlier of the run's first and the heap's
+// top. A rollout of 150,000 pods queues tens of thousands at once; in the
+// heap alone, every pop would sift through some fifteen levels of cold
+// entries, two compared at each (1000x150: 0.2 s of the scheduler's 5).
+type activeQ struct {
+	heap podHeap
+	// run[head:] are the run's pods in order, with nil where a pod was
+	// removed; run[len(run)-1] is never nil. A pod in the run has inRun
+	// set and its position in run as index.
+	run  []*queued
+	head int
+	live int // the pods in the run
+}
+
+// runCompactAt is how far the run's head may move before the run is
+// copied to the start of its array (once it is past half of it too).
+const runCompactAt = 1024
+
+func (a *activeQ) len() int { return len(a.heap.items) + a.live }
+
+func (a *activeQ) push(e *queued) {
+	if a.live > 0 && a.heap.less(e, a.run[len(a.run)-1]) {
+		heap.Push(&a.heap, e)
+		return
+	}
+	e.inRun, e.index = true, len(a.run)
+	a.run = append(a.run, e)
+	a.live++
+}
+
+// pop takes the next pod; the queue must not be empty.
+func (a *activeQ) pop() *queued {
+	if a.live == 0 || len(a.heap.items) > 0 && a.heap.less(a.heap.items[0], a.run[a.head]) {
+		return heap.Pop(&a.heap).(*queued)
+	}
+	e := a.run[a.head]
+	a.run[a.head] = nil
+	a.head++
+	a.live--
+	e.inRun, e.index = false, -1
+	a.tidy()
+	return e
+}
+
+func (a *activeQ) remove(e *queued) {
+	if !e.inRun {
+		heap.Remove(&a.heap, e.index)
+		return
+	}
+	a.run[e.index] = nil
+	a.live--
+	e.inRun, e.index = false, -1
+	a.tidy()
+}
+
+// tidy restores the run's invariants after a pod left it: no nil at
+// either end, and an emptied run starts over at the start of its array.
+// It moves the pods to the start once the head is past half the run.
+func (a *activeQ) tidy() {
+	if a.live == 0 {
+		clear(a.run[a.head:])
+		a.run, a.head = a.run[:0], 0
+		return
+	}
+	for a.run[a.head] == nil {
+		a.head++
+	}
+	n := len(a.run)
+	for a.run[n-1] == nil {
+		n--
+	}
+	a.run = a.run[:n]
+	if a.head >= runCompactAt && 2*a.head >= n {
+		m := copy(a.run, a.run[a.head:])
+		clear(a.run[m:])
+		a.run, a.head = a.run[:m], 0
+		for i, e := range a.run {
+			if e != nil {
+				e.index = i
+			}
+		}
+	}
+}
+
+// drop forgets the queue's arrays; it must be empty.
+func (a *activeQ) drop() {
+	a.heap.items, a.run, a.head = nil, nil, 0
 }
 
 // podHeap is a binary heap of queued pods that knows each pod's position,
