@@ -185,12 +185,12 @@ func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	if s.Hostname != "" {
-		for _, msg := range validation.IsDNS1123Label(s.Hostname) {
+		for _, msg := range dns1123Label(s.Hostname) {
 			errs = append(errs, field.Invalid(p.Child("hostname"), s.Hostname, msg))
 		}
 	}
 	if s.Subdomain != "" {
-		for _, msg := range validation.IsDNS1123Label(s.Subdomain) {
+		for _, msg := range dns1123Label(s.Subdomain) {
 			errs = append(errs, field.Invalid(p.Child("subdomain"), s.Subdomain, msg))
 		}
 	}
@@ -218,7 +218,7 @@ func validateContainers(cs []corev1.Container, names map[string]bool, spec *fiel
 		case c.Name == "":
 			errs = append(errs, field.Required(ip().Child("name"), ""))
 		default:
-			for _, msg := range validation.IsDNS1123Label(c.Name) {
+			for _, msg := range dns1123Label(c.Name) {
 				errs = append(errs, field.Invalid(ip().Child("name"), c.Name, msg))
 			}
 			if names[c.Name] {
@@ -718,7 +718,7 @@ func validateServiceSpec(svc *corev1.Service, p *field.Path) field.ErrorList {
 		if len(s.Ports) > 1 && sp.Name == "" {
 			errs = append(errs, field.Required(ip.Child("name"), ""))
 		} else if sp.Name != "" {
-			for _, msg := range validation.IsDNS1123Label(sp.Name) {
+			for _, msg := range dns1123Label(sp.Name) {
 				errs = append(errs, field.Invalid(ip.Child("name"), sp.Name, msg))
 			}
 			if names[sp.Name] {

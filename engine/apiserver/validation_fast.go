@@ -207,6 +207,16 @@ func dns1123LabelValid(s string) bool {
 	return dns1123Part(s)
 }
 
+// dns1123Label is validation.IsDNS1123Label, with the regular expression
+// skipped for a valid label (every pod's container names are checked with
+// it); an invalid one gets apimachinery's own messages.
+func dns1123Label(s string) []string {
+	if dns1123LabelValid(s) {
+		return nil
+	}
+	return validation.IsDNS1123Label(s)
+}
+
 // dns1123SubdomainValid reports whether validation.IsDNS1123Subdomain(s)
 // returns no message, without its regular expression: at most 253
 // characters, labels of [-a-z0-9] that start and end with a letter or

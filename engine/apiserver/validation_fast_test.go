@@ -264,6 +264,9 @@ func TestDNS1123Valid(t *testing.T) {
 		if got, want := dns1123SubdomainValid(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
 			t.Errorf("dns1123SubdomainValid(%q) = %v; IsDNS1123Subdomain says %v", s, got, want)
 		}
+		if got, want := dns1123Label(s), validation.IsDNS1123Label(s); !slices.Equal(got, want) {
+			t.Errorf("dns1123Label(%q) = %q; IsDNS1123Label says %q", s, got, want)
+		}
 		for _, prefix := range []bool{false, true} {
 			got, want := nameIsDNSSubdomain(s, prefix), apimachineryvalidation.NameIsDNSSubdomain(s, prefix)
 			if !slices.Equal(got, want) {
