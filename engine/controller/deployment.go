@@ -433,16 +433,17 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	if existing != nil {
 		// kube deep-copies the ReplicaSet here and sets its annotations on
 		// the copy; on most syncs nothing changes, so kubeloop sets them on
-		// a copy of the annotations alone, in c.probe (scratch space,
-		// reused), and copies the ReplicaSet only to write. rsCopy is
-		// read-only to callers (they copy before writing, as
-		// scaleReplicaSet does).
+		// the annotations alone, in c.probe (scratch space, reused), and
+		// copies the ReplicaSet only to write. rsCopy is read-only to
+		// callers (they copy before writing, as scaleReplicaSet does).
 		rsCopy := existing
-		annotationsUpdated := c.probeNewReplicaSetAnnotations(d, existing, newRevision)
+		annotations, annotationsUpdated := c.probeNewReplicaSetAnnotations(d, existing, newRevision)
 		minReadyChanged := existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds
 		if annotationsUpdated || minReadyChanged {
 			rsCopy = existing.DeepCopy()
-			rsCopy.Annotations = maps.Clone(c.probe.Annotations)
+			if annotationsUpdated {
+				rsCopy.Annotations = annotations // the probe's own copy
+			}
 			rsCopy.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 			msg := fmt.Sprintf("Updated replica set %s: revision %s", rsCopy.Name, rsCopy.Annotations[RevisionAnnotation])
 			if minReadyChanged {
@@ -555,16 +556,17 @@ func (c *DeploymentController) getNewReplicaSet(d *appsv1.Deployment, existing *
 	return rs, nil
 }
 
-// probeNewReplicaSetAnnotations is SetNewReplicaSetAnnotations on a copy
-// of existing's annotations in c.probe: it reports whether they change,
-// leaving the changed annotations in c.probe.Annotations.
-func (c *DeploymentController) probeNewReplicaSetAnnotations(d *appsv1.Deployment, existing *appsv1.ReplicaSet, newRevision string) bool {
-	if c.probe.Annotations == nil {
-		c.probe.Annotations = map[string]string{}
-	}
-	clear(c.probe.Annotations)
-	maps.Copy(c.probe.Annotations, existing.Annotations)
-	return SetNewReplicaSetAnnotations(d, &c.probe, newRevision, true)
+// probeNewReplicaSetAnnotations is SetNewReplicaSetAnnotations on
+// existing's annotations, in c.probe: the annotations existing should have
+// and whether they differ from its own. The map is existing's own if
+// nothing changes (it is read-only), a new one otherwise (see
+// SetNewReplicaSetAnnotations).
+func (c *DeploymentController) probeNewReplicaSetAnnotations(d *appsv1.Deployment, existing *appsv1.ReplicaSet, newRevision string) (map[string]string, bool) {
+	c.probe.Annotations = existing.Annotations
+	changed := SetNewReplicaSetAnnotations(d, &c.probe, newRevision, true)
+	annotations := c.probe.Annotations
+	c.probe.Annotations = nil // the scratch space keeps no object's map alive
+	return annotations, changed
 }
 
 func countOf(n int32, word string) string {

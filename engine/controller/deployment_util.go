@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -341,17 +342,21 @@ var annotationsToSkip = map[string]bool{
 // revision-history (a rollback), and for a ReplicaSet about to be created
 // sets desired-replicas and max-replicas. It reports whether anything
 // changed.
+//
+// It changes no annotation map in place: the first change gives rs a copy
+// of its map (copy on write), so rs may share a stored ReplicaSet's. Every
+// sync of a Deployment tries its annotations on its new ReplicaSet's,
+// and almost always nothing changes: sharing them costs nothing, where a
+// scratch copy cost a map clear and copy a sync.
 func SetNewReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, newRevision string, exists bool) bool {
 	changed := false
-	if rs.Annotations == nil {
-		rs.Annotations = map[string]string{}
-	}
+	w := annotationWriter{rs: rs}
 	for _, k := range sortedKeys(d.Annotations) {
 		v := d.Annotations[k]
 		if annotationsToSkip[k] || rs.Annotations[k] == v {
 			continue
 		}
-		rs.Annotations[k] = v
+		w.set(k, v)
 		changed = true
 	}
 	oldRevision, had := rs.Annotations[RevisionAnnotation]
@@ -367,14 +372,14 @@ func SetNewReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, ne
 		return false
 	}
 	if oldInt < newInt {
-		rs.Annotations[RevisionAnnotation] = newRevision
+		w.set(RevisionAnnotation, newRevision)
 		changed = true
 	}
 	if had && oldInt < newInt {
 		history := rs.Annotations[RevisionHistoryAnnotation]
 		olds := strings.Split(history, ",")
 		if len(olds[0]) == 0 {
-			rs.Annotations[RevisionHistoryAnnotation] = oldRevision
+			w.set(RevisionHistoryAnnotation, oldRevision)
 		} else {
 			total := len(history) + len(oldRevision) + 1
 			start := 0
@@ -383,15 +388,34 @@ func SetNewReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, ne
 				start++
 			}
 			if total <= maxRevHistoryLengthInChars {
-				rs.Annotations[RevisionHistoryAnnotation] = strings.Join(append(olds[start:], oldRevision), ",")
+				w.set(RevisionHistoryAnnotation, strings.Join(append(olds[start:], oldRevision), ","))
 			}
 		}
 	}
-	if !exists && setReplicasAnnotations(rs, replicas(d.Spec.Replicas), replicas(d.Spec.Replicas)+MaxSurge(d)) {
+	if !exists && setReplicasAnnotations(w.own(), replicas(d.Spec.Replicas), replicas(d.Spec.Replicas)+MaxSurge(d)) {
 		changed = true
 	}
 	return changed
 }
+
+// annotationWriter changes a ReplicaSet's annotations on a copy of its
+// map, made before the first change (see SetNewReplicaSetAnnotations).
+type annotationWriter struct {
+	rs     *appsv1.ReplicaSet
+	copied bool
+}
+
+// own gives rs its own copy of its annotation map, once, and returns rs.
+func (w *annotationWriter) own() *appsv1.ReplicaSet {
+	if !w.copied {
+		a := make(map[string]string, len(w.rs.Annotations)+1)
+		maps.Copy(a, w.rs.Annotations)
+		w.rs.Annotations, w.copied = a, true
+	}
+	return w.rs
+}
+
+func (w *annotationWriter) set(k, v string) { w.own().Annotations[k] = v }
 
 func setReplicasAnnotations(rs *appsv1.ReplicaSet, desired, maxReplicas int32) bool {
 	if rs.Annotations == nil {

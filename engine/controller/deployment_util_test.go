@@ -2,6 +2,8 @@ package controller
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -212,6 +214,27 @@ func TestSetNewReplicaSetAnnotations(t *testing.T) {
 	SetNewReplicaSetAnnotations(d, rs, "8", true)
 	if rs.Annotations[RevisionHistoryAnnotation] != "3,7" {
 		t.Errorf("history = %q; want 3,7", rs.Annotations[RevisionHistoryAnnotation])
+	}
+
+	// The map rs starts with may be a stored ReplicaSet's: a change goes
+	// to a copy, and no change keeps the map rs has.
+	shared := rs.Annotations
+	before := maps.Clone(shared)
+	if SetNewReplicaSetAnnotations(d, rs, "8", true) {
+		t.Error("a change reported for annotations already in place")
+	}
+	if reflect.ValueOf(rs.Annotations).UnsafePointer() != reflect.ValueOf(shared).UnsafePointer() {
+		t.Error("no change, but the annotations were copied")
+	}
+	d.Annotations["team"] = "cart"
+	if !SetNewReplicaSetAnnotations(d, rs, "9", true) {
+		t.Fatal("no change reported for a new annotation value and revision")
+	}
+	if !maps.Equal(shared, before) {
+		t.Errorf("the shared annotations changed to %v; want %v", shared, before)
+	}
+	if rs.Annotations["team"] != "cart" || rs.Annotations[RevisionAnnotation] != "9" || rs.Annotations[RevisionHistoryAnnotation] != "3,7,8" {
+		t.Errorf("annotations = %v; want team cart, revision 9, history 3,7,8", rs.Annotations)
 	}
 }
 
