@@ -223,26 +223,30 @@ type names struct {
 	// last string looked up there, plus one. Callers pass the same strings
 	// step after step (a component's name, a why), and comparing a string
 	// with itself costs nothing, where the map hashes it all and reads a
-	// cold group. The slot comes from a string's length and its first and
-	// last 8 bytes, so that the names of 5,000 kubelets, all as long as
-	// each other, mostly find their own.
+	// cold group. The slot comes from a string's length and a few of its
+	// bytes (see hintSlot), so that the names of 5,000 kubelets, all as
+	// long as each other, mostly find their own.
 	seen *[hintSlots]uint16
 }
 
 // hintSlots is the size of a names table's hints: 16 KB.
 const hintSlots = 1 << 13
 
-// hintSlot is s's slot in a names table's hints: a hash of its length and
-// of its first and last 8 bytes (fewer if it is shorter).
+// hintSlot is s's slot in a names table's hints: a hash of its length,
+// its first byte and its last four (where the names a table holds
+// differ: a node's number, a pod's generated suffix).
 func hintSlot(s string) int {
-	var a, b uint64
 	n := len(s)
-	for i := 0; i < n && i < 8; i++ {
-		a |= uint64(s[i]) << (8 * i)
-		b |= uint64(s[n-1-i]) << (8 * i)
+	h := uint64(n)
+	switch {
+	case n >= 4:
+		h |= uint64(s[0])<<8 | uint64(s[n-4])<<16 | uint64(s[n-3])<<24 | uint64(s[n-2])<<32 | uint64(s[n-1])<<40
+	case n > 0:
+		h |= uint64(s[0])<<8 | uint64(s[n-1])<<16 | uint64(s[n/2])<<24
 	}
-	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(n)) * 0xbf58476d1ce4e5b9
-	return int(h >> (64 - 13))
+	h *= 0x9e3779b97f4a7c15
+	h ^= h >> 32
+	return int(h * 0xbf58476d1ce4e5b9 >> (64 - 13))
 }
 
 // id returns s's number, adding s if it is new, or spilled if s is new and
