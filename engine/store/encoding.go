@@ -68,13 +68,13 @@ type blob struct {
 	// body, or its delta against ref's body (see delta.go). The body is,
 	// for an Event, what it keeps of the fields taken out (its etcd key
 	// first), then the length of the object's times as a uvarint, the
-	// times (see appendTimes), then the protobuf encoding of
-	// the fields the version keeps (in field order; protobuf reads fields
-	// in any order and each once). A string rather than a slice, and the offsets found by
-	// reading it rather than kept, so that a blob is 32 bytes: there are
-	// two for every pod's Event and version written.
+	// times (see appendTimes), then the protobuf encoding of the fields
+	// the version keeps (in field order; protobuf reads fields in any
+	// order and each once). A string rather than a slice, and the offsets
+	// found by reading it rather than kept, so that a blob is 32 bytes:
+	// there are two for every pod's Event and version written.
 	data string
-	base *blob // the version that has the fields this one does not keep; nil for a whole one
+	base *blob // the version that has the fields this one does not keep (an Event: its object's uid, see involvedBase); nil for a whole one
 	ref  *blob // the version kept whole that data's delta rebuilds the body from; nil if data has the body
 }
 
@@ -116,8 +116,8 @@ func (s *Store) dataWriter(n int, slab bool) (w *strings.Builder, start int) {
 }
 
 // rv is the resourceVersion, left out of the encoding; -1 if it is in it.
-// start is where what follows it (an Event's kept fields, else the
-// protobuf encoding) starts in data.
+// start is where what follows it (an Event's key field, else the body or
+// its delta) starts in data.
 func (b *blob) rv() (rv int64, start int) {
 	v, n := uvarint(b.data[1:])
 	return int64(v) - 1, 1 + n
