@@ -23,7 +23,7 @@ const historyChunk = 4096
 // the write did and its versions, encoded (see encoding.go). A sealed
 // entry is 24 bytes where a watch event is 96, and holds two pointers for
 // the collector to follow instead of eight. It keeps no key: the key is
-// in the versions it points at (see Store.sealedKey), and only readers of
+// in the versions it points at (see appendKey), and only readers of
 // history, a few entries at a time, ask a sealed entry for it. The
 // versions a sealed entry still has typed (the current version of an
 // object, which no later write has superseded yet, and kinds not
