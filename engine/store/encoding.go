@@ -74,7 +74,7 @@ type blob struct {
 	// found by reading it rather than kept, so that a blob is 32 bytes:
 	// there are two for every pod's Event and version written.
 	data string
-	base *blob // the version that has the fields this one does not keep (an Event: its object's uid, see involvedBase); nil for a whole one
+	base *blob // the version that has the fields this one does not keep (an Event: its object's uid, see involvedCache); nil for a whole one
 	ref  *blob // the version kept whole that data's delta rebuilds the body from; nil if data has the body
 }
 
@@ -401,11 +401,11 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	ev, isEvent := obj.(*corev1.Event)
 	var flags byte
 	var was elided
-	var involved [16]byte // an Event's object's uid, when its version may share it (see involvedBase)
+	var involved [16]byte // an Event's object's uid, when its version may share it (see involvedCache)
 	shares := false
 	if isEvent {
 		if involved, shares = s.involvedUID(ev); shares {
-			b.base = s.involvedBase[involved]
+			b.base = s.involved.get(involved)
 		}
 		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf, b.base != nil)
 		header |= flags
@@ -499,7 +499,7 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 		b.ref, kept = ref, d
 	}
 	if shares && b.base == nil {
-		s.keepsInvolvedUID(involved, b)
+		s.involved.put(involved, b)
 	}
 	var rvBuf [binary.MaxVarintLen64]byte
 	rvEnc := binary.AppendUvarint(rvBuf[:0], uint64(rv+1))
@@ -798,7 +798,7 @@ func (b *blob) decode(k *kinds.Kind) Object {
 	u := obj.(protoUnmarshaler)
 	var buf []byte
 	switch f := b.from(); { // the fields b does not keep, from its chain
-	case k == kinds.Event: // an Event's base keeps only its object's uid (see involvedBase)
+	case k == kinds.Event: // an Event's base keeps only its object's uid (see involvedCache)
 	case f > 1:
 		mb, sb := b.holding(1), b.holding(2)
 		var meta, spec []byte

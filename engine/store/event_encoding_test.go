@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -487,5 +488,46 @@ func TestEventsOfAnObjectShareItsUID(t *testing.T) {
 	}
 	if b := event("a/b", "Created", pod); b.base != nil {
 		t.Error("an Event that keeps no key takes a base")
+	}
+}
+
+// The cache of Events by their object's uid answers for what was put
+// last in a slot, nothing for a uid it never took or lost to another,
+// keeps what it holds as it doubles, and stops doubling at its bound.
+func TestInvolvedCache(t *testing.T) {
+	var c involvedCache
+	uid := func(i int) (u [16]byte) {
+		binary.LittleEndian.PutUint64(u[:], uint64(i)*0x9e3779b97f4a7c15+1)
+		binary.LittleEndian.PutUint64(u[8:], uint64(i))
+		return u
+	}
+	if c.get(uid(1)) != nil {
+		t.Fatal("an empty cache answers")
+	}
+	blobs := make([]*blob, 300_000)
+	for i := range blobs {
+		blobs[i] = new(blob)
+		c.put(uid(i), blobs[i])
+		if got := c.get(uid(i)); got != blobs[i] {
+			t.Fatalf("put %d: get answers %p", i, got)
+		}
+		if i > 0 && c.slot(uid(i)) == c.slot(uid(i-1)) && c.get(uid(i-1)) != nil {
+			t.Fatalf("put %d took %d's slot, which still answers", i, i-1)
+		}
+	}
+	if len(c.slots) != maxInvolvedSlots {
+		t.Errorf("the cache has %d slots after 300,000 puts; want its bound, %d", len(c.slots), maxInvolvedSlots)
+	}
+	kept := 0
+	for i := len(blobs) - 1000; i < len(blobs); i++ {
+		if c.get(uid(i)) == blobs[i] {
+			kept++
+		}
+	}
+	if kept < 950 { // 1,000 uids in 65,536 slots: a few collide
+		t.Errorf("of the last 1,000 uids put, %d answer", kept)
+	}
+	if c.get(uid(len(blobs))) != nil {
+		t.Error("a uid never put answers")
 	}
 }

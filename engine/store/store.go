@@ -231,9 +231,9 @@ type Store struct {
 	deltaBuf   []byte                  // scratch for encoding
 	ownIdx     refIndex                // scratch for encoding: the index of a version's own reference
 	slab       strings.Builder         // the block short versions' bytes are cut from (see slabSize)
-	// involvedBase is, by an object's uid, the version of an Event about
-	// it that keeps the uid (see maxInvolvedBases).
-	involvedBase map[[16]byte]*blob
+	// involved remembers, by an object's uid, the version of an Event
+	// about it that keeps the uid (see involvedCache).
+	involved involvedCache
 }
 
 // New returns an empty store at revision 1 (etcd starts at 1).
