@@ -229,8 +229,11 @@ type names struct {
 	seen *[hintSlots]uint16
 }
 
-// hintSlots is the size of a names table's hints: 16 KB.
-const hintSlots = 1 << 13
+// hintSlots is the number of a names table's hints, 16 KB of them.
+const (
+	hintBits  = 13
+	hintSlots = 1 << hintBits
+)
 
 // hintSlot is s's slot in a names table's hints: a hash of its length,
 // its first byte and its last four (where the names a table holds
@@ -246,7 +249,7 @@ func hintSlot(s string) int {
 	}
 	h *= 0x9e3779b97f4a7c15
 	h ^= h >> 32
-	return int(h * 0xbf58476d1ce4e5b9 >> (64 - 13))
+	return int(h * 0xbf58476d1ce4e5b9 >> (64 - hintBits))
 }
 
 // id returns s's number, adding s if it is new, or spilled if s is new and
