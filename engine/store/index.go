@@ -233,20 +233,26 @@ func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
 }
 
 // cmpVersionKey compares the key that v, a version of an Event, keeps with
-// key: read from its bytes if it is kept whole, else from the body its
-// delta rebuilds (into the index's scratch buffer), else, for an Event
-// that keeps no key, from its decoded object.
+// key (see cmpVersionKey).
 func (ix *index) cmpVersionKey(v *blob, key string) int {
+	return cmpVersionKey(ix.k, v, key, &ix.scratch)
+}
+
+// cmpVersionKey compares the key that v, a version of kind k kept at rest
+// (an Event), keeps with key: read from its bytes if it is kept whole,
+// else from the body its delta rebuilds (into *scratch), else, for an
+// Event that keeps no key, from its decoded object.
+func cmpVersionKey(k *kinds.Kind, v *blob, key string, scratch *[]byte) int {
 	field, at := v.keyField()
 	switch {
 	case field == 0:
-		o := v.decode(ix.k)
-		return strings.Compare(ix.k.Key(o.GetNamespace(), o.GetName()), key)
+		o := v.decode(k)
+		return strings.Compare(k.Key(o.GetNamespace(), o.GetName()), key)
 	case v.ref == nil:
 		return strings.Compare(v.data[at:at+eventKeyLen(field)], key)
 	}
-	ix.scratch = v.body(ix.k, ix.scratch[:0])
-	return strings.Compare(string(ix.scratch[:eventKeyLen(field)]), key)
+	*scratch = v.body(k, (*scratch)[:0])
+	return strings.Compare(string((*scratch)[:eventKeyLen(field)]), key)
 }
 
 // cmpNamespacedKey compares o's key, less the kind's prefix, with rel: the

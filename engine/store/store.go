@@ -22,6 +22,7 @@ package store
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,7 +95,7 @@ type bucket struct {
 	objs    typedMap
 	rest    restMap
 	atRest  bool     // the kind is kept encoded even while current
-	sorted  []string // at rest: the keys in order; nil when stale
+	inOrder []*blob  // at rest: the current versions in key order; nil when stale
 	rev     int64    // the revision of the latest write to the kind
 	indexes []*index // the kind's indexes (see AddIndex)
 }
@@ -144,9 +145,10 @@ func (b *bucket) del(key string) {
 	}
 }
 
-// stale forgets the order of the keys of a bucket kept at rest, after a
-// create or a delete (a typedMap forgets its own).
-func (b *bucket) stale() { b.sorted = nil }
+// stale forgets the versions in order of a bucket kept at rest, after a
+// create, a write or a delete (a typedMap forgets its own order, of
+// slots, which a write in place leaves right).
+func (b *bucket) stale() { b.inOrder = nil }
 
 func (b *bucket) size() int { return b.rest.len() + b.objs.len() }
 
@@ -401,31 +403,51 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 		}
 		return out
 	}
-	keys := b.keys()
+	vers := b.versions(k)
 	if k.Namespaced && namespace != "" {
-		prefix := k.EtcdPrefix + "/" + namespace + "/"
-		lo := sort.SearchStrings(keys, prefix)
-		hi := lo
-		for hi < len(keys) && len(keys[hi]) >= len(prefix) && keys[hi][:len(prefix)] == prefix {
-			hi++
-		}
-		keys = keys[lo:hi]
+		// Every key in namespace, and only those, lies from prefix/ns/ up
+		// to prefix/ns0 ("0" is the byte after "/").
+		from := k.EtcdPrefix + "/" + namespace + "/"
+		to := from[:len(from)-1] + "0"
+		var scratch []byte
+		lo := sort.Search(len(vers), func(i int) bool { return cmpVersionKey(k, vers[i], from, &scratch) >= 0 })
+		hi := lo + sort.Search(len(vers)-lo, func(i int) bool { return cmpVersionKey(k, vers[lo+i], to, &scratch) >= 0 })
+		vers = vers[lo:hi]
 	}
-	out := make([]Object, len(keys))
-	for i, key := range keys {
-		out[i] = b.at(key).object(k)
+	out := make([]Object, len(vers))
+	for i, v := range vers {
+		out[i] = v.decode(k)
 	}
 	return out
 }
 
-// keys is the keys of a bucket kept at rest, in order.
-func (b *bucket) keys() []string {
-	if b.sorted == nil {
-		b.sorted = make([]string, 0, b.size())
-		b.each(func(key string, _ entry) { b.sorted = append(b.sorted, key) })
-		sort.Strings(b.sorted)
+// versions is the current versions of a bucket kept at rest, in key
+// order. Only the order is kept: the keys are made for the sort (a new
+// string for an Event kept as a delta) and dropped.
+func (b *bucket) versions(k *kinds.Kind) []*blob {
+	if b.inOrder == nil {
+		keyed := make([]struct {
+			key string
+			v   *blob
+		}, 0, b.size())
+		b.rest.each(func(key string, v *blob) {
+			keyed = append(keyed, struct {
+				key string
+				v   *blob
+			}{key, v})
+		})
+		slices.SortFunc(keyed, func(x, y struct {
+			key string
+			v   *blob
+		}) int {
+			return strings.Compare(x.key, y.key)
+		})
+		b.inOrder = make([]*blob, len(keyed))
+		for i := range keyed {
+			b.inOrder[i] = keyed[i].v
+		}
 	}
-	return b.sorted
+	return b.inOrder
 }
 
 // objectName is a typed object's namespace and name, which make its key.
@@ -544,6 +566,9 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
 	b.put(key, e)
+	if b.atRest {
+		b.stale() // the order holds versions, and this one is new
+	}
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj, e.enc)
 	s.history.append(Event{Type: Modified, statusOnly: statusOnly, Kind: k, Key: key, Rev: s.rev,

@@ -210,3 +210,29 @@ func TestListAfterAWrite(t *testing.T) {
 		}
 	}
 }
+
+// List of Events reads their current versions: an Event written after a
+// List shows its new version in the next.
+func TestListEventsAfterAWrite(t *testing.T) {
+	s := New()
+	for _, name := range []string{"a.1", "b.1"} {
+		ev := recorded()
+		ev.Name = name
+		if _, err := s.Create(ev, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.List(kinds.Event, "default")
+	o, _ := s.Get(kinds.Event, "default", "b.1")
+	next := o.(*corev1.Event)
+	next.Count = 7
+	if _, err := s.Update(next, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"", "default"} {
+		got := s.List(kinds.Event, ns)
+		if len(got) != 2 || got[1].(*corev1.Event).Count != 7 {
+			t.Errorf("List(%q) after a write does not hold the written Event's count", ns)
+		}
+	}
+}
