@@ -110,16 +110,6 @@ func (b *bucket) get(key []byte) (entry, bool) {
 	return entry{obj: obj}, ok
 }
 
-// at is the entry at a key the bucket holds.
-func (b *bucket) at(key string) entry {
-	if b.atRest {
-		enc, _ := getRest(&b.rest, key)
-		return entry{enc: enc}
-	}
-	obj, _ := getTyped(&b.objs, key)
-	return entry{obj: obj}
-}
-
 func (b *bucket) put(key string, e entry) {
 	if b.atRest {
 		b.rest.put(key, e.enc)
