@@ -189,22 +189,11 @@ func (ix *index) order(set *indexSet) {
 		return
 	}
 	run := set.objs[0]
-	keyed := make([]struct {
-		key string
-		obj Object
-	}, len(run))
+	named := make([]keyed[objectName, Object], len(run))
 	for i, o := range run {
-		keyed[i].key, keyed[i].obj = ix.k.Key(o.GetNamespace(), o.GetName()), o
+		named[i] = keyed[objectName, Object]{nameOf(o), o}
 	}
-	slices.SortFunc(keyed, func(a, b struct {
-		key string
-		obj Object
-	}) int {
-		return strings.Compare(a.key, b.key)
-	})
-	for i := range keyed {
-		run[i] = keyed[i].obj
-	}
+	sortInto(run, named, cmpObjectNames)
 }
 
 // scan finds key in an unordered set by reading every member's key: for

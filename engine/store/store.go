@@ -375,8 +375,7 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	if !b.atRest {
 		slots := b.objs.inOrder()
 		name := func(i int) objectName {
-			o := b.objs.t.slots[slots[i]]
-			return objectName{o.GetNamespace(), o.GetName()}
+			return nameOf(b.objs.t.slots[slots[i]])
 		}
 		lo, hi := 0, len(slots)
 		if k.Namespaced && namespace != "" {
@@ -416,32 +415,35 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 // string for an Event kept as a delta) and dropped.
 func (b *bucket) versions(k *kinds.Kind) []*blob {
 	if b.inOrder == nil {
-		keyed := make([]struct {
-			key string
-			v   *blob
-		}, 0, b.size())
-		b.rest.each(func(key string, v *blob) {
-			keyed = append(keyed, struct {
-				key string
-				v   *blob
-			}{key, v})
-		})
-		slices.SortFunc(keyed, func(x, y struct {
-			key string
-			v   *blob
-		}) int {
-			return strings.Compare(x.key, y.key)
-		})
-		b.inOrder = make([]*blob, len(keyed))
-		for i := range keyed {
-			b.inOrder[i] = keyed[i].v
-		}
+		vers := make([]keyed[string, *blob], 0, b.size())
+		b.rest.each(func(key string, v *blob) { vers = append(vers, keyed[string, *blob]{key, v}) })
+		b.inOrder = sortInto(make([]*blob, len(vers)), vers, strings.Compare)
 	}
 	return b.inOrder
 }
 
+// keyed is an item and the key it is sorted by, made once for the sort:
+// reading a key from its item (a cold object, a version's bytes) at
+// every comparison would cost a cache miss or a rebuilt body each.
+type keyed[K, T any] struct {
+	key  K
+	item T
+}
+
+// sortInto sorts s by key, as cmp orders keys, writes its items in that
+// order to dst (as long as s) and returns dst.
+func sortInto[K, T any](dst []T, s []keyed[K, T], cmp func(a, b K) int) []T {
+	slices.SortFunc(s, func(a, b keyed[K, T]) int { return cmp(a.key, b.key) })
+	for i := range s {
+		dst[i] = s[i].item
+	}
+	return dst
+}
+
 // objectName is a typed object's namespace and name, which make its key.
 type objectName struct{ namespace, name string }
+
+func nameOf(o Object) objectName { return objectName{o.GetNamespace(), o.GetName()} }
 
 // cmpObjectNames compares the keys of two objects of one kind by their
 // names: "namespace/name" as a string, not as a pair ("a-x/b" sorts

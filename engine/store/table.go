@@ -1,10 +1,6 @@
 package store
 
-import (
-	"slices"
-
-	"github.com/kubeloop/kubeloop/engine/kinds"
-)
+import "github.com/kubeloop/kubeloop/engine/kinds"
 
 // table holds values by key without keeping the keys: a value's key is
 // read from the value itself, and only to confirm a match. The store has
@@ -243,28 +239,13 @@ func (m *typedMap) inOrder() []uint32 {
 		return m.order
 	}
 	var none Object
-	named := make([]struct {
-		objectName
-		slot uint32
-	}, 0, m.t.n)
+	named := make([]keyed[objectName, uint32], 0, m.t.n)
 	for i, o := range m.t.slots {
 		if o != none {
-			named = append(named, struct {
-				objectName
-				slot uint32
-			}{objectName{o.GetNamespace(), o.GetName()}, uint32(i)})
+			named = append(named, keyed[objectName, uint32]{nameOf(o), uint32(i)})
 		}
 	}
-	slices.SortFunc(named, func(a, b struct {
-		objectName
-		slot uint32
-	}) int {
-		return cmpObjectNames(a.objectName, b.objectName)
-	})
-	m.order = make([]uint32, len(named))
-	for i := range named {
-		m.order[i] = named[i].slot
-	}
+	m.order = sortInto(make([]uint32, len(named)), named, cmpObjectNames)
 	return m.order
 }
 
