@@ -401,13 +401,14 @@ func (s *Store) encode(k *kinds.Kind, obj Object, base *blob, statusOnly bool) *
 	ev, isEvent := obj.(*corev1.Event)
 	var flags byte
 	var was elided
-	var involved [16]byte // an Event's object's uid, when its version may share it (see involvedCache)
+	var involved [16]byte // an Event's object's uid (see involvedCache)
 	shares := false
 	if isEvent {
-		if involved, shares = s.involvedUID(ev); shares {
+		var isUUID bool
+		if involved, isUUID, shares = involvedUID(ev); shares {
 			b.base = s.involved.get(involved)
 		}
-		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf, b.base != nil)
+		flags, s.extraBuf, was = stripEvent(ev, k.EtcdPrefix, s.extraBuf, involved, isUUID, b.base != nil)
 		header |= flags
 		defer was.restore(ev, flags)
 	}

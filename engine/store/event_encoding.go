@@ -76,9 +76,10 @@ type elided struct {
 // to extra what restoring them needs (first the key's field, then the
 // key, which prefix, its kind's etcd prefix, begins; none if its
 // namespace would not read back), and returns the header flags and what
-// it took out (see restore). If uidInBase, the Event's base keeps its
-// object's uid (see involvedCache), and extra does not.
-func stripEvent(ev *corev1.Event, prefix string, extra []byte, uidInBase bool) (byte, []byte, elided) {
+// it took out (see restore). involved is the Event's object's uid, read
+// by the caller (see involvedUID), if isUUID; if uidInBase, the Event's
+// base keeps it (see involvedCache), and extra does not.
+func stripEvent(ev *corev1.Event, prefix string, extra []byte, involved [16]byte, isUUID, uidInBase bool) (byte, []byte, elided) {
 	var flags byte
 	var was elided
 	if strings.IndexByte(ev.Namespace, '/') >= 0 {
@@ -124,10 +125,10 @@ func stripEvent(ev *corev1.Event, prefix string, extra []byte, uidInBase bool) (
 		extra = append(extra, u[:]...)
 		was.uid, ev.UID = string(ev.UID), ""
 	}
-	if u, ok := parseUUID(string(ev.InvolvedObject.UID)); ok {
+	if isUUID {
 		flags |= evInvolvedUID
 		if !uidInBase {
-			extra = append(extra, u[:]...)
+			extra = append(extra, involved[:]...)
 		}
 		was.involvedUID, ev.InvolvedObject.UID = string(ev.InvolvedObject.UID), ""
 	}
@@ -219,11 +220,12 @@ func (c *involvedCache) put(u [16]byte, b *blob) {
 	c.puts++
 }
 
-// involvedUID is ev's object's uid, and whether ev's version may share it
-// with another Event about its object.
-func (s *Store) involvedUID(ev *corev1.Event) ([16]byte, bool) {
-	u, ok := parseUUID(string(ev.InvolvedObject.UID))
-	return u, ok && strings.IndexByte(ev.Namespace, '/') < 0
+// involvedUID is ev's object's uid, whether it is a UUID, and whether
+// ev's version may share it with another Event about its object: only one
+// that keeps its key (see stripEvent).
+func involvedUID(ev *corev1.Event) (u [16]byte, isUUID, mayShare bool) {
+	u, isUUID = parseUUID(string(ev.InvolvedObject.UID))
+	return u, isUUID, isUUID && strings.IndexByte(ev.Namespace, '/') < 0
 }
 
 // keptInvolvedUID is the 16 bytes of its object's uid that b, an Event's
