@@ -593,9 +593,10 @@ func validateDeploymentSpec(s *appsv1.DeploymentSpec, p *field.Path) field.Error
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*s.Replicas), p.Child("replicas"))...)
 	}
 	errs = append(errs, validateSelector(s.Selector, p.Child("selector"), "deployment")...)
-	if s.Selector != nil {
-		errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
-	}
+	// Without a selector the template is still checked, against a selector
+	// that matches nothing (LabelSelectorAsSelector(nil)), as kube does:
+	// every error in one answer, not one per apply.
+	errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
 	st := s.Strategy
 	sp := p.Child("strategy")
 	switch st.Type {
@@ -684,9 +685,10 @@ func validateReplicaSetSpec(s *appsv1.ReplicaSetSpec, p *field.Path) field.Error
 	}
 	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateSelector(s.Selector, p.Child("selector"), "deployment")...)
-	if s.Selector != nil {
-		errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
-	}
+	// Without a selector the template is still checked, against a selector
+	// that matches nothing (LabelSelectorAsSelector(nil)), as kube does:
+	// every error in one answer, not one per apply.
+	errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
 	return errs
 }
 

@@ -47,8 +47,14 @@ func TestValidationMessages(t *testing.T) {
 				`with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 		{"empty selector", strings.Replace(strings.Replace(apiDeployment, "matchLabels: {app: api}", "matchLabels: {}", 1), "      labels: {app: api}\n", "", 1),
 			"spec.selector: Invalid value: {}: empty selector is invalid for deployment"},
+		// kube checks the template against LabelSelectorAsSelector(nil),
+		// which matches nothing: the well-known pair of errors of an
+		// apps/v1 Deployment written without a selector.
 		{"no selector", strings.Replace(apiDeployment, "  selector:\n    matchLabels: {app: api}\n", "", 1),
-			"spec.selector: Required value"},
+			"spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"app\":\"api\"}: `selector` does not match template `labels`"},
+		{"replicaset without selector or containers", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec:\n  template:\n    metadata: {labels: {app: a}}\n",
+			"spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"app\":\"a\"}: `selector` does not match template `labels`, " +
+				"spec.template.spec.containers: Required value"},
 		{"surge and unavailable both zero", strings.Replace(apiDeployment, "  replicas: 3\n", "  replicas: 3\n  strategy:\n    rollingUpdate: {maxSurge: 0, maxUnavailable: 0}\n", 1),
 			"spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0"},
 		{"bad percentage", strings.Replace(apiDeployment, "  replicas: 3\n", "  replicas: 3\n  strategy:\n    rollingUpdate: {maxSurge: 10}\n    type: Recreate\n", 1),
