@@ -551,7 +551,10 @@ func validateTaints(ts []corev1.Taint, p *field.Path) field.ErrorList {
 
 // validatePodTemplate is ValidatePodTemplateSpecForReplicaSet: the
 // selector must match the template's labels, the pod spec must be valid,
-// and the pods must restart Always.
+// and the pods must restart Always. A spec without a selector is checked
+// too, as kube checks it: LabelSelectorAsSelector(nil) matches nothing, so
+// the labels are reported beside the missing selector, with every other
+// error of the template in the same answer.
 func validatePodTemplate(t *corev1.PodTemplateSpec, selector *metav1.LabelSelector, spec *field.Path, kindWord string) field.ErrorList {
 	var errs field.ErrorList
 	p := spec.Child("template")
@@ -593,9 +596,6 @@ func validateDeploymentSpec(s *appsv1.DeploymentSpec, p *field.Path) field.Error
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*s.Replicas), p.Child("replicas"))...)
 	}
 	errs = append(errs, validateSelector(s.Selector, p.Child("selector"), "deployment")...)
-	// Without a selector the template is still checked, against a selector
-	// that matches nothing (LabelSelectorAsSelector(nil)), as kube does:
-	// every error in one answer, not one per apply.
 	errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
 	st := s.Strategy
 	sp := p.Child("strategy")
@@ -685,9 +685,6 @@ func validateReplicaSetSpec(s *appsv1.ReplicaSetSpec, p *field.Path) field.Error
 	}
 	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateSelector(s.Selector, p.Child("selector"), "deployment")...)
-	// Without a selector the template is still checked, against a selector
-	// that matches nothing (LabelSelectorAsSelector(nil)), as kube does:
-	// every error in one answer, not one per apply.
 	errs = append(errs, validatePodTemplate(&s.Template, s.Selector, p, "ReplicaSet")...)
 	return errs
 }
