@@ -7,6 +7,10 @@
 // engine delivers each committed write to every component (a watch), lets
 // them work until nothing is left to do at this instant (Settle), then moves
 // time to the next timer (an image pull finishing, a probe, a lease renewal)
-// and settles again. The same commands with the same seed give the same
-// trace, byte for byte.
+// and settles again. Kubelets' timers that fall at the same instant fire
+// together, and the kubelets work through all they queued before the
+// controllers react: nodes act in parallel, and a controller that finds
+// several changes to one object waiting handles them in one pass, as
+// client-go's work queues do. The same commands with the same seed give the
+// same trace, byte for byte.
 package engine

@@ -158,15 +158,32 @@ func (e *Engine) Now() sim.Tick { return e.Loop.Now() }
 // Settle delivers every committed write to the components and lets them work
 // until none has anything left to do at this instant. It reports whether the
 // cluster converged within MaxSettleSteps; if not, the trace says so.
+//
+// Components act one step at a time, and every write a step makes reaches
+// every component before the next step. The first component with work, in
+// the order buildReactors gives (controllers, scheduler, kubelets), takes
+// the next step, so the control plane answers each change before the nodes
+// act again. The kubelets are the exception (component.Parallel): they are
+// many nodes working at the same moment, so once they have work they keep
+// the turn until all of it is done, and the controllers then find every
+// change those nodes made waiting in their work queues, as one key each.
 func (e *Engine) Settle() bool {
+	var turn component.Reactor // a Parallel reactor working through its queue
 	for steps := 0; steps < MaxSettleSteps; steps++ {
 		if e.deliver() {
 			continue
 		}
+		if turn != nil && turn.Work() {
+			continue
+		}
+		turn = nil
 		worked := false
 		for _, r := range e.reactors {
 			if r.Work() {
 				worked = true
+				if _, ok := r.(component.Parallel); ok {
+					turn = r
+				}
 				break // deliver its writes before anyone else acts
 			}
 		}

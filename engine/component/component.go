@@ -38,3 +38,15 @@ type Reactor interface {
 	// Work does queued work and reports whether it did any.
 	Work() bool
 }
+
+// Parallel is a Reactor that stands for many actors working at the same
+// time, such as the kubelets of every node. Once it has work, the engine
+// lets it work through all of it, delivering each of its writes as it
+// goes, before any other component acts: the control plane then reacts to
+// everything the nodes did at that moment at once, as client-go's work
+// queues do when several changes to one object arrive before its
+// controller gets to it.
+type Parallel interface {
+	Reactor
+	Parallel()
+}

@@ -369,7 +369,7 @@ func (k *Kubelet) start() {
 		NodeLeaseNamespace, k.name, m.cfg.LeaseRenewInterval.Duration(), m.cfg.NodeLeaseDurationSeconds), whyLease)
 	k.createLease(node, lseq)
 	k.nextStatusCheck = now + m.cfg.NodeStatusUpdateFrequency
-	k.hbTimer = m.env.Loop.After(m.cfg.LeaseRenewInterval, k.hbLabel, k.hbFn)
+	k.armHeartbeat()
 
 	// Pods bound before the kubelet started (or while it was away).
 	for _, o := range m.env.Store.ByIndex(kinds.Pod, PodNodeIndex, k.name) {
@@ -526,6 +526,13 @@ func (k *Kubelet) createLease(node *corev1.Node, cause uint64) {
 	}
 }
 
+// armHeartbeat sets the timer of the next Lease renewal and status check,
+// a wake-up: it only queues the heartbeat, which the kubelet does in its
+// turn (sim.Loop.ArmWake).
+func (k *Kubelet) armHeartbeat() {
+	k.hbTimer = k.m.env.Loop.ArmWake(new(sim.Timer), k.now()+k.m.cfg.LeaseRenewInterval, k.hbLabel, k.hbFn)
+}
+
 // heartbeat renews the node Lease and, every nodeStatusUpdateFrequency,
 // posts node status if it changed or if nodeStatusReportFrequency passed
 // since the last post. Both loops run every 10 s in the kubelet; here they
@@ -534,7 +541,7 @@ func (k *Kubelet) createLease(node *corev1.Node, cause uint64) {
 func (k *Kubelet) heartbeat() {
 	m := k.m
 	now := k.now()
-	k.hbTimer = m.env.Loop.After(m.cfg.LeaseRenewInterval, k.hbLabel, k.hbFn)
+	k.armHeartbeat()
 
 	obj, ok := m.env.Store.Lookup(kinds.Lease, NodeLeaseNamespace, k.name)
 	nodeObj, nodeOK := m.env.Store.Lookup(kinds.Node, "", k.name)

@@ -160,6 +160,11 @@ func (m *Manager) markDirty(k *Kubelet) {
 	}
 }
 
+// Parallel marks the kubelets as many nodes at work at once: the engine
+// lets them work through everything due before the control plane reacts
+// (component.Parallel).
+func (m *Manager) Parallel() {}
+
 // Work does one step of one kubelet's queued work. Kubelets take turns, in
 // the order their work was queued, so that pods on different nodes progress
 // side by side as they would in a real cluster.

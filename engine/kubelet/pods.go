@@ -507,7 +507,7 @@ func (k *Kubelet) releaseIP(p *podState) {
 func (k *Kubelet) after(p *podState, op opKind, d sim.Tick) {
 	p.op, p.opDone = op, false
 	s := k.slowStep(p)
-	k.m.env.Loop.Arm(&s.timer, k.now()+d, k.opLabel, s.fn) // a d < 0 counts as 0, as in After
+	k.m.env.Loop.ArmWake(&s.timer, k.now()+d, k.opLabel, s.fn) // a d < 0 counts as 0, as in After
 }
 
 func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
@@ -524,7 +524,7 @@ func (k *Kubelet) setRetry(p *podState, at sim.Tick) {
 			k.enqueue(p)
 		}
 	}
-	more.retry = k.m.env.Loop.At(at, k.retryLabel, more.retryFn)
+	more.retry = k.m.env.Loop.ArmWake(new(sim.Timer), at, k.retryLabel, more.retryFn)
 }
 
 // step records a pod's next step in the trace, following the previous one.

@@ -7,6 +7,7 @@ type Timer struct {
 	index int // position in the heap; -1 once fired or cancelled
 	label string
 	fn    func()
+	wake  bool // see ArmWake
 }
 
 // At is the tick the timer fires at.
@@ -64,6 +65,18 @@ func (l *Loop) Arm(t *Timer, at Tick, label string, fn func()) *Timer {
 	return t
 }
 
+// ArmWake is Arm for a wake-up: a callback that only queues work for its
+// component (a kubelet's pod that is due for its next step) and reads
+// nothing that another timer's callback or a component's work could
+// change. A run of wake-ups due at one tick fires at once (see FireNext):
+// what they queue is then worked through together, as the kubelets of
+// many nodes would work at the same moment.
+func (l *Loop) ArmWake(t *Timer, at Tick, label string, fn func()) *Timer {
+	l.Arm(t, at, label, fn)
+	t.wake = true
+	return t
+}
+
 // Cancel stops a pending timer; cancelling a fired or nil timer does nothing.
 func (l *Loop) Cancel(t *Timer) {
 	if t.Pending() {
@@ -83,7 +96,11 @@ func (l *Loop) Next() (Tick, bool) {
 func (l *Loop) Pending() int { return len(l.timers) }
 
 // FireNext moves time to the earliest timer due at or before limit, runs it,
-// and reports whether one ran.
+// and reports whether one ran. If it is a wake-up (ArmWake), every wake-up
+// that follows it at the same tick runs too, up to the first other timer:
+// wake-ups only queue work, so firing them together changes no callback's
+// view of the cluster, and the next timer of another kind still fires
+// after everything they queued has been done.
 func (l *Loop) FireNext(limit Tick) bool {
 	if len(l.timers) == 0 || l.timers[0].at > limit {
 		return false
@@ -94,6 +111,10 @@ func (l *Loop) FireNext(limit Tick) bool {
 	}
 	l.now = t.at
 	t.fn()
+	for t.wake && len(l.timers) > 0 && l.timers[0].at == l.now && l.timers[0].t.wake {
+		t = l.timers.remove(0)
+		t.fn()
+	}
 	return true
 }
 

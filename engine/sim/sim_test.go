@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -165,25 +166,33 @@ func TestLoopMatchesAModel(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 11))
 	l := NewLoop()
 	type pending struct {
-		at  Tick
-		seq int
-		tm  *Timer
+		at   Tick
+		seq  int
+		wake bool
+		tm   *Timer
 	}
 	var model []pending // sorted by (at, seq)
-	fired, seq := -1, 0
+	var fired []int
+	seq := 0
 	for step := range 20000 {
 		switch op := rnd.IntN(10); {
 		case op < 5:
 			seq++
-			at, id := l.Now()+Tick(rnd.IntN(50)), seq
-			tm := l.At(at, "t", func() { fired = id })
+			at, id, wake := l.Now()+Tick(rnd.IntN(50)), seq, rnd.IntN(2) == 0
+			fn := func() { fired = append(fired, id) }
+			var tm *Timer
+			if wake {
+				tm = l.ArmWake(new(Timer), at, "w", fn)
+			} else {
+				tm = l.At(at, "t", fn)
+			}
 			i, _ := slices.BinarySearchFunc(model, pending{at: at, seq: id}, func(a, b pending) int {
 				if a.at != b.at {
 					return cmp.Compare(a.at, b.at)
 				}
 				return cmp.Compare(a.seq, b.seq)
 			})
-			model = slices.Insert(model, i, pending{at, id, tm})
+			model = slices.Insert(model, i, pending{at, id, wake, tm})
 		case op < 7 && len(model) > 0:
 			i := rnd.IntN(len(model))
 			l.Cancel(model[i].tm)
@@ -194,17 +203,32 @@ func TestLoopMatchesAModel(t *testing.T) {
 			model = slices.Delete(model, i, i+1)
 		default:
 			limit := l.Now() + Tick(rnd.IntN(20))
+			fired = fired[:0]
 			ran := l.FireNext(limit)
 			want := len(model) > 0 && model[0].at <= limit
 			if ran != want {
 				t.Fatalf("step %d: FireNext(%v) ran %v; want %v", step, limit, ran, want)
 			}
-			if ran {
-				if fired != model[0].seq || l.Now() != model[0].at || model[0].tm.Pending() {
-					t.Fatalf("step %d: fired timer %d at %v; want %d at %v", step, fired, l.Now(), model[0].seq, model[0].at)
-				}
-				model = model[1:]
+			if !ran {
+				break
 			}
+			// The earliest timer, and after a wake-up the wake-ups that
+			// follow it at the same tick.
+			n := 1
+			for model[0].wake && n < len(model) && model[n].at == model[0].at && model[n].wake {
+				n++
+			}
+			var want2 []int
+			for _, p := range model[:n] {
+				want2 = append(want2, p.seq)
+				if p.tm.Pending() {
+					t.Fatalf("step %d: timer %d fired but is pending", step, p.seq)
+				}
+			}
+			if !slices.Equal(fired, want2) || l.Now() != model[0].at {
+				t.Fatalf("step %d: fired %v at %v; want %v at %v", step, fired, l.Now(), want2, model[0].at)
+			}
+			model = model[n:]
 		}
 		if l.Pending() != len(model) {
 			t.Fatalf("step %d: %d pending; want %d", step, l.Pending(), len(model))
@@ -212,6 +236,39 @@ func TestLoopMatchesAModel(t *testing.T) {
 		if next, ok := l.Next(); ok != (len(model) > 0) || ok && next != model[0].at {
 			t.Fatalf("step %d: Next() = %v, %v; want the earliest of %d", step, next, ok, len(model))
 		}
+	}
+}
+
+// TestLoopFiresWakeUpsTogether: a run of wake-ups at one tick fires in one
+// FireNext, in order; another timer, before or among them, fires alone, and
+// so does a wake-up at a later tick.
+func TestLoopFiresWakeUpsTogether(t *testing.T) {
+	l := NewLoop()
+	var got []string
+	add := func(at Tick, name string, wake bool) {
+		fn := func() { got = append(got, name) }
+		if wake {
+			l.ArmWake(new(Timer), at, name, fn)
+		} else {
+			l.At(at, name, fn)
+		}
+	}
+	add(Second, "w1", true)
+	add(Second, "w2", true)
+	add(Second, "t3", false)
+	add(Second, "w4", true)
+	add(Second, "w5", true)
+	add(2*Second, "w6", true)
+	add(Second, "t7", false)
+	add(Second, "w8", true)
+	var firings []string
+	for l.FireNext(Hour) {
+		firings = append(firings, strings.Join(got, "+"))
+		got = got[:0]
+	}
+	want := []string{"w1+w2", "t3", "w4+w5", "t7", "w8", "w6"}
+	if !slices.Equal(firings, want) {
+		t.Errorf("firings %q; want %q", firings, want)
 	}
 }
 
