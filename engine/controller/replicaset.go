@@ -42,7 +42,7 @@ const (
 	whyCreateDeclare = "A ReplicaSet keeps a fixed number of identical pods; it creates the difference between desired and observed."
 	whyCreateReplace = "A ReplicaSet replaces pods that are gone or finished, so the observed count returns to the desired count."
 	whyDeletePods    = "A ReplicaSet deletes the pods above its desired count, the least established first: unscheduled, not ready, doubled up on a node, newest."
-	whyRSStatus      = "A ReplicaSet's status counts its pods, so its Deployment and kubectl can see how many exist, are ready and are available."
+	whyRSStatus      = "A ReplicaSet's status counts its pods, so its Deployment and kubectl can see how many exist, are ready and are available; pods that change together are counted in one write, as the controller's work queue holds the ReplicaSet once."
 	whyAdoptPod      = "A ReplicaSet adopts orphan pods that match its selector and counts them, rather than creating duplicates."
 	whyReleasePod    = "A ReplicaSet lets go of pods whose labels no longer match its selector; they become orphans and it makes replacements."
 	replicaSetSource = ReplicaSetControllerName
