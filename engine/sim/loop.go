@@ -66,11 +66,12 @@ func (l *Loop) Arm(t *Timer, at Tick, label string, fn func()) *Timer {
 }
 
 // ArmWake is Arm for a wake-up: a callback that only queues work for its
-// component (a kubelet's pod that is due for its next step) and reads
-// nothing that another timer's callback or a component's work could
-// change. A run of wake-ups due at one tick fires at once (see FireNext):
-// what they queue is then worked through together, as the kubelets of
-// many nodes would work at the same moment.
+// component (a kubelet's pod that is due for its next step), so that what
+// it does is the same whether or not other work ran before it in its tick:
+// it reads nothing that another callback or a component's work could
+// change, but for its component's queue. A run of wake-ups due at one tick
+// fires at once (see FireNext): what they queue is then worked through
+// together, as the kubelets of many nodes would work at the same moment.
 func (l *Loop) ArmWake(t *Timer, at Tick, label string, fn func()) *Timer {
 	l.Arm(t, at, label, fn)
 	t.wake = true
