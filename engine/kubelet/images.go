@@ -177,6 +177,9 @@ func (pl *puller) startNext() {
 			r.img = img
 			d = k.m.cfg.pullTime(img, k.images.hasLayers(img))
 		}
+		// Not a wake-up (sim.Loop.ArmWake): finishing a pull starts the
+		// next one from the queue that other pods' steps fill, so it must
+		// see what ran before it in its tick.
 		k.m.env.Loop.Arm(&r.timer, k.now()+d, k.pullLabel, func() { pl.finish(r) })
 	}
 }
