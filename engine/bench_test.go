@@ -96,7 +96,7 @@ func benchDeployment(name string, replicas int32) *appsv1.Deployment {
 // -benchtime 1x that is a fresh process's run, whose heap grows from
 // nothing to about a gigabyte a 4 KiB page at a time (1.5 faults a pod at
 // 1000x150); with -benchtime 2x it is a second run, which finds part of
-// that memory still mapped (0.3 to 0.5 faults a pod), and the first run's
+// that memory still mapped (0.3 to 0.9 faults a pod), and the first run's
 // wall time is reported beside it (first-wall-s). How far the two differ
 // is what page faults cost on the machine.
 //
