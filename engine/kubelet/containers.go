@@ -39,7 +39,7 @@ func (b *crashBackOff) expired(eventTime sim.Tick, reset sim.Tick) bool {
 // maintain records a Maintain-column step of the node lane: probes,
 // restarts, kills. It moves the pod's cause chain on.
 func (k *Kubelet) maintain(p *podState, cause uint64, message, why string) uint64 {
-	seq := k.m.env.Trace.Record(trace.Event{Component: k.comp, Lane: trace.NodeLane, Column: trace.Maintain,
+	seq := k.m.env.Trace.RecordFrom(k.src, trace.Event{Lane: trace.NodeLane, Column: trace.Maintain,
 		Namespace: p.pod.Namespace, Object: p.object(), Message: message, Cause: cause, Why: why})
 	p.cause = seq
 	return seq

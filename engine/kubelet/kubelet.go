@@ -25,8 +25,9 @@ const KubeletPort = 10250
 // Kubelet is one node's agent.
 type Kubelet struct {
 	m    *Manager
-	name string // the node's name
-	comp string // "kubelet/<node>", as the trace names it
+	name string       // the node's name
+	comp string       // "kubelet/<node>", as the trace names it
+	src  trace.Source // comp, numbered by the trace
 	rand *sim.Rand
 
 	index   int // the node's IPAM index: its pod CIDR and its address
@@ -72,6 +73,7 @@ func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
 	k := &Kubelet{m: m, name: name, comp: "kubelet/" + name, startCause: cause, startQueued: true,
 		images: newImageStore(), index: -1}
 	k.puller.k = k
+	k.src = m.env.Trace.Source(k.comp)
 	k.hbLabel = k.comp + " lease renewal and node status"
 	k.opLabel = k.comp + " pod step"
 	k.pullLabel = k.comp + " image pull"
@@ -136,7 +138,7 @@ func (k *Kubelet) enqueue(p *podState) {
 
 // record adds a kubelet step to the trace and returns its sequence number.
 func (k *Kubelet) record(namespace, object string, cause uint64, message, why string) uint64 {
-	return k.m.env.Trace.Record(trace.Event{Component: k.comp, Lane: trace.NodeLane, Column: trace.Run,
+	return k.m.env.Trace.RecordFrom(k.src, trace.Event{Lane: trace.NodeLane, Column: trace.Run,
 		Namespace: namespace, Object: object, Message: message, Cause: cause, Why: why})
 }
 

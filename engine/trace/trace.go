@@ -303,6 +303,36 @@ func New(clock interface{ Now() sim.Tick }, capacity int) *Trace {
 // Record stamps e with the current time and the next sequence number, keeps
 // it, and returns the sequence number (for use as a cause).
 func (t *Trace) Record(e Event) uint64 {
+	return t.record(e, t.components.id(e.Component))
+}
+
+// A Source is a component's name as the trace numbers it (see Source).
+type Source struct {
+	t    *Trace // the trace that numbered it: the number means nothing to another
+	name string
+	id   uint16
+}
+
+// Source numbers a component's name now, for a component that records
+// many steps (a kubelet): RecordFrom then need not look the name up at
+// each. Looking it up reads the name's bytes, and a kubelet's name is
+// one of 5,000 in a large cluster, cold when its kubelet next acts.
+func (t *Trace) Source(component string) Source {
+	return Source{t, component, t.components.id(component)}
+}
+
+// RecordFrom is Record for a step of src's component (e.Component is
+// src's name).
+func (t *Trace) RecordFrom(src Source, e Event) uint64 {
+	if src.t != t {
+		panic("trace: RecordFrom with another trace's Source")
+	}
+	e.Component = src.name
+	return t.record(e, src.id)
+}
+
+// record is Record with e's component numbered.
+func (t *Trace) record(e Event, component uint16) uint64 {
 	seq := t.nextSeq
 	t.nextSeq++
 	var s *slot
@@ -322,7 +352,7 @@ func (t *Trace) Record(e Event) uint64 {
 	}
 	*s = slot{t: t.clock.Now(), object: e.Object, message: e.Message,
 		rev: narrowRev(e.Rev), cause: narrowCause(seq, e.Cause),
-		component: t.components.id(e.Component), namespace: t.namespaces.id(e.Namespace), why: t.whys.id(e.Why),
+		component: component, namespace: t.namespaces.id(e.Namespace), why: t.whys.id(e.Why),
 		lane: e.Lane, column: e.Column}
 	if s.spills() {
 		t.spill(seq, spill{e.Component, e.Namespace, e.Why, e.Rev, e.Cause})
