@@ -201,6 +201,44 @@ func TestFullNamesTableSpills(t *testing.T) {
 	}
 }
 
+// TestRecordFromIsRecord records the same steps through Record and
+// through a Source numbered ahead (also once the table is full, when the
+// Source's name spills): they read back the same.
+func TestRecordFromIsRecord(t *testing.T) {
+	steps := []Event{
+		{Component: "kubelet/n1", Lane: NodeLane, Column: Run, Namespace: "default", Object: "pod/web-1", Message: "Started", Why: "w"},
+		{Component: "kubelet/n1", Lane: NodeLane, Column: Maintain, Object: "pod/web-1", Message: "probe", Cause: 1, Rev: 7},
+	}
+	plain, from := New(sim.NewLoop(), 8), New(sim.NewLoop(), 8)
+	src := from.Source("kubelet/n1")
+	for _, e := range steps {
+		plain.Record(e)
+		c := e
+		c.Component = "ignored: the Source names the component"
+		from.RecordFrom(src, c)
+	}
+	if got, want := from.All(), plain.All(); !slices.Equal(got, want) {
+		t.Errorf("RecordFrom gave %+v; Record %+v", got, want)
+	}
+
+	full := New(sim.NewLoop(), 2)
+	for i := range maxNames {
+		full.Source("c" + strconv.Itoa(i))
+	}
+	late := full.Source("kubelet/late")
+	seq := full.RecordFrom(late, Event{Message: "m"})
+	if e, ok := full.Get(seq); !ok || e.Component != "kubelet/late" {
+		t.Errorf("a Source of a full table records %+v, %v; want component kubelet/late", e, ok)
+	}
+
+	defer func() {
+		if recover() == nil {
+			t.Error("RecordFrom with another trace's Source did not panic")
+		}
+	}()
+	plain.RecordFrom(src, Event{})
+}
+
 // TestSlotSize keeps the ring's slot at 56 bytes: a large cluster keeps
 // DefaultCapacity of them.
 func TestSlotSize(t *testing.T) {
