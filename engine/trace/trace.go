@@ -306,7 +306,8 @@ func (t *Trace) Record(e Event) uint64 {
 	return t.record(e, t.components.id(e.Component))
 }
 
-// A Source is a component's name as the trace numbers it (see Source).
+// A Source is a component's name as one trace numbers it (see
+// Trace.Source).
 type Source struct {
 	t    *Trace // the trace that numbered it: the number means nothing to another
 	name string
