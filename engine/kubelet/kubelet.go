@@ -26,8 +26,7 @@ const KubeletPort = 10250
 type Kubelet struct {
 	m    *Manager
 	name string       // the node's name
-	comp string       // "kubelet/<node>", as the trace names it
-	src  trace.Source // comp, numbered by the trace
+	src  trace.Source // "kubelet/<node>", as the trace names (and numbers) it
 	rand *sim.Rand
 
 	index   int // the node's IPAM index: its pod CIDR and its address
@@ -70,16 +69,16 @@ type Kubelet struct {
 }
 
 func newKubelet(m *Manager, name string, cause uint64) *Kubelet {
-	k := &Kubelet{m: m, name: name, comp: "kubelet/" + name, startCause: cause, startQueued: true,
+	k := &Kubelet{m: m, name: name, src: m.env.Trace.Source("kubelet/" + name), startCause: cause, startQueued: true,
 		images: newImageStore(), index: -1}
 	k.puller.k = k
-	k.src = m.env.Trace.Source(k.comp)
-	k.hbLabel = k.comp + " lease renewal and node status"
-	k.opLabel = k.comp + " pod step"
-	k.pullLabel = k.comp + " image pull"
-	k.retryLabel = k.comp + " pod resync"
-	k.procLabel = k.comp + " container process"
-	k.probeLabel = k.comp + " probe"
+	comp := k.src.Name()
+	k.hbLabel = comp + " lease renewal and node status"
+	k.opLabel = comp + " pod step"
+	k.pullLabel = comp + " image pull"
+	k.retryLabel = comp + " pod resync"
+	k.procLabel = comp + " container process"
+	k.probeLabel = comp + " probe"
 	k.hbFn = func() {
 		k.hbQueued = true
 		k.m.markDirty(k)
@@ -143,7 +142,7 @@ func (k *Kubelet) record(namespace, object string, cause uint64, message, why st
 }
 
 func (k *Kubelet) actor(cause uint64) apiserver.Actor {
-	return apiserver.Actor{Component: k.comp, Cause: cause}
+	return apiserver.Actor{Component: k.src.Name(), Cause: cause}
 }
 
 // source is what the kubelet's Events name as their source: kubelet, on

@@ -322,6 +322,9 @@ func (t *Trace) Source(component string) Source {
 	return Source{t, component, t.components.id(component)}
 }
 
+// Name is the component's name.
+func (s Source) Name() string { return s.name }
+
 // RecordFrom is Record for a step of src's component (e.Component is
 // src's name).
 func (t *Trace) RecordFrom(src Source, e Event) uint64 {
