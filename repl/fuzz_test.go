@@ -69,7 +69,7 @@ func checkStoreReadsBack(t *testing.T, s *Session) {
 	}
 	last := map[string]store.Event{}
 	for _, ev := range evs {
-		last[ev.Key] = ev
+		last[ev.Key()] = ev
 	}
 	for key, ev := range last {
 		if ev.Type == store.Deleted {

@@ -94,7 +94,7 @@ func (f *fixture) actions() []string {
 			continue
 		}
 		verb := map[store.EventType]string{store.Added: "create", store.Modified: "update", store.Deleted: "delete"}[ev.Type]
-		out = append(out, fmt.Sprintf("%s %s %s", verb, ev.Kind.Singular, ev.Key[len(ev.Kind.EtcdPrefix)+1:]))
+		out = append(out, fmt.Sprintf("%s %s %s", verb, ev.Kind.Singular, ev.Key()[len(ev.Kind.EtcdPrefix)+1:]))
 	}
 	return out
 }

@@ -111,8 +111,8 @@ func FuzzHistoryReadsBack(f *testing.F) {
 		}
 		for i, v := range versions {
 			got := evs[i].Object
-			if key := kinds.Pod.Key(v.Namespace, v.Name); evs[i].Key != key {
-				t.Fatalf("version %d has the key %q; want %q", i, evs[i].Key, key)
+			if key := kinds.Pod.Key(v.Namespace, v.Name); evs[i].Key() != key {
+				t.Fatalf("version %d has the key %q; want %q", i, evs[i].Key(), key)
 			}
 			sameJSON(t, "version", got, v)
 			if !equality.Semantic.DeepEqual(got, v) || !sameZones(got, v) {

@@ -82,8 +82,8 @@ func TestSealedHistoryReadsBackExactly(t *testing.T) {
 		if i > 0 {
 			sameJSON(t, "old of version", ev.Old, versions[i-1])
 		}
-		if ev.Cause != uint64(i+1) || ev.Key != "/registry/pods/default/a" {
-			t.Errorf("event %d: cause %d key %q", i, ev.Cause, ev.Key)
+		if ev.Cause != uint64(i+1) || ev.Key() != "/registry/pods/default/a" {
+			t.Errorf("event %d: cause %d key %q", i, ev.Cause, ev.Key())
 		}
 	}
 	got := evs[1].Object.(*corev1.Pod).Status.StartTime.Time

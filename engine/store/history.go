@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"math"
 	"strconv"
 
@@ -163,34 +162,32 @@ func (h *history) meta(i int) (rev int64, k *kinds.Kind, typ EventType, cause ui
 	return ev.Rev, ev.Kind, ev.Type, ev.Cause
 }
 
-// appendKey appends the key the i-th kept entry wrote to dst: a recent
-// entry's, or what a sealed entry's versions say (see blob.appendKey,
-// which uses scratch and returns it).
+// appendKey appends the key the i-th kept entry wrote to dst: what its
+// typed object or its version says (see appendEventKey, which uses scratch
+// and returns it). No entry keeps its key.
 func (h *history) appendKey(i int, dst, scratch []byte) (key, scratchOut []byte) {
 	if i >= h.n {
-		return append(dst, h.buf[h.lo+i-h.n].Key...), scratch
+		return appendEventKey(&h.buf[h.lo+i-h.n], dst, scratch)
 	}
-	e := h.sealed(i)
-	k := h.kinds[e.kind()]
-	if p, ok := h.pair(i); ok {
-		if o := cmp.Or(p.obj, p.old); o != nil {
-			return k.AppendKey(dst, o.GetNamespace(), o.GetName()), scratch
-		}
-	}
-	if b := cmp.Or(e.obj, e.old); b != nil {
-		return b.appendKey(k, dst, scratch)
-	}
-	panic("store: a sealed history entry keeps no version of its object")
+	ev := Event{Kind: h.kinds[h.sealed(i).kind()]}
+	h.fill(i, &ev)
+	return appendEventKey(&ev, dst, scratch)
 }
 
-// key is the key the i-th kept entry wrote: the recent entry's string, or
-// a new one for a sealed entry.
+// key is the key the i-th kept entry wrote, as a new string.
 func (h *history) key(i int) string {
-	if i >= h.n {
-		return h.buf[h.lo+i-h.n].Key
-	}
 	key, _ := h.appendKey(i, nil, nil)
 	return string(key)
+}
+
+// fill sets the versions of ev, the i-th kept entry, sealed, as the entry
+// keeps them: encoded, and typed if it keeps them typed.
+func (h *history) fill(i int, ev *Event) {
+	e := h.sealed(i)
+	ev.obj, ev.old = e.obj, e.old
+	if p, ok := h.pair(i); ok {
+		ev.Object, ev.Old = p.obj, p.old
+	}
 }
 
 // event is the i-th kept entry as a watch event: sealed versions stay
@@ -200,11 +197,8 @@ func (h *history) event(i int) Event {
 		return h.buf[h.lo+i-h.n]
 	}
 	e := h.sealed(i)
-	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Key: h.key(i), Rev: h.first + int64(i), Cause: uint64(e.cause),
-		obj: e.obj, old: e.old}
-	if p, ok := h.pair(i); ok {
-		ev.Object, ev.Old = p.obj, p.old
-	}
+	ev := Event{Type: e.typ(), Kind: h.kinds[e.kind()], Rev: h.first + int64(i), Cause: uint64(e.cause)}
+	h.fill(i, &ev)
 	return ev
 }
 

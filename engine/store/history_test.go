@@ -154,7 +154,7 @@ func historyTranscript(t *testing.T, bound int) string {
 		for _, ev := range evs {
 			obj, _ := json.Marshal(ev.Object)
 			old, _ := json.Marshal(ev.Old)
-			fmt.Fprintf(&out, "%d %s %s %s cause=%d\n  %s\n  %s\n", ev.Rev, ev.Type, ev.Kind.Resource, ev.Key, ev.Cause, obj, old)
+			fmt.Fprintf(&out, "%d %s %s %s cause=%d\n  %s\n  %s\n", ev.Rev, ev.Type, ev.Kind.Resource, ev.Key(), ev.Cause, obj, old)
 		}
 		checkTypedPairs(t, &s.history, bound)
 	}
@@ -342,8 +342,8 @@ func TestSealedEntriesKnowTheirKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ev := range evs {
-			if ev.Key != want[ev.Rev] {
-				t.Errorf("%s: Since gives revision %d the key %q; want %q", when, ev.Rev, ev.Key, want[ev.Rev])
+			if ev.Key() != want[ev.Rev] {
+				t.Errorf("%s: Since gives revision %d the key %q; want %q", when, ev.Rev, ev.Key(), want[ev.Rev])
 			}
 		}
 		for _, o := range deleted {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -84,7 +83,7 @@ func (s *Store) AddIndex(k *kinds.Kind, name string, fn IndexFunc) {
 	}
 	ix := &index{name: name, fn: fn, k: k, atRest: b.atRest, byVal: map[string]*indexSet{}}
 	b.indexes = append(b.indexes, ix)
-	b.each(func(key string, e entry) { ix.add(key, e.object(k), e.enc) }) // in no order: filing or order sorts
+	b.each(func(key string, e entry) { ix.add([]byte(key), e.object(k), e.enc) }) // in no order: filing or order sorts
 }
 
 // HasIndex reports whether kind k has an index of that name.
@@ -199,7 +198,7 @@ func (ix *index) order(set *indexSet) {
 // scan finds key in an unordered set by reading every member's key: for
 // a member that is not the object the store keeps at key, which never
 // happens while the store's invariants hold (see removeValues).
-func (ix *index) scan(set *indexSet, key string) int {
+func (ix *index) scan(set *indexSet, key []byte) int {
 	rel := key[len(ix.k.EtcdPrefix)+1:]
 	compare := cmpNameKey
 	if ix.k.Namespaced {
@@ -210,7 +209,7 @@ func (ix *index) scan(set *indexSet, key string) int {
 
 // search finds key in set, which must be in order: the run it is in, or
 // would go in, and its position there.
-func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
+func (ix *index) search(set *indexSet, key []byte) (r, i int, found bool) {
 	if ix.atRest {
 		return set.vers.search(key, ix.cmpVersionKey)
 	}
@@ -223,7 +222,7 @@ func (ix *index) search(set *indexSet, key string) (r, i int, found bool) {
 
 // cmpVersionKey compares the key that v, a version of an Event, keeps with
 // key (see cmpVersionKey).
-func (ix *index) cmpVersionKey(v *blob, key string) int {
+func (ix *index) cmpVersionKey(v *blob, key []byte) int {
 	return cmpVersionKey(ix.k, v, key, &ix.scratch)
 }
 
@@ -231,54 +230,67 @@ func (ix *index) cmpVersionKey(v *blob, key string) int {
 // (an Event), keeps with key: read from its bytes if it is kept whole,
 // else from the body its delta rebuilds (into *scratch), else, for an
 // Event that keeps no key, from its decoded object.
-func cmpVersionKey(k *kinds.Kind, v *blob, key string, scratch *[]byte) int {
+func cmpVersionKey(k *kinds.Kind, v *blob, key []byte, scratch *[]byte) int {
 	field, at := v.keyField()
 	switch {
 	case field == 0:
 		o := v.decode(k)
-		return strings.Compare(k.Key(o.GetNamespace(), o.GetName()), key)
+		return compareKey(k.Key(o.GetNamespace(), o.GetName()), key)
 	case v.ref == nil:
-		return strings.Compare(v.data[at:at+eventKeyLen(field)], key)
+		return compareKey(v.data[at:at+eventKeyLen(field)], key)
 	}
 	*scratch = v.body(k, (*scratch)[:0])
-	return strings.Compare(string((*scratch)[:eventKeyLen(field)]), key)
+	return compareKey(string((*scratch)[:eventKeyLen(field)]), key)
 }
 
 // cmpNamespacedKey compares o's key, less the kind's prefix, with rel: the
 // namespace and name joined by "/", compared as that string (not as a pair:
 // "a-x/b" sorts before "a/b") without building it.
-func cmpNamespacedKey(o Object, rel string) int {
+func cmpNamespacedKey(o Object, rel []byte) int {
 	ns := o.GetNamespace()
 	if len(rel) < len(ns) {
-		if c := strings.Compare(ns[:len(rel)], rel); c != 0 {
+		if c := compareKey(ns[:len(rel)], rel); c != 0 {
 			return c
 		}
 		return 1 // rel is a prefix of ns, so shorter
 	}
-	if c := strings.Compare(ns, rel[:len(ns)]); c != 0 {
+	if c := compareKey(ns, rel[:len(ns)]); c != 0 {
 		return c
 	}
 	rel = rel[len(ns):]
 	switch {
-	case rel == "":
+	case len(rel) == 0:
 		return 1
 	case rel[0] != '/':
 		return cmp.Compare(byte('/'), rel[0])
 	}
-	return strings.Compare(o.GetName(), rel[1:])
+	return compareKey(o.GetName(), rel[1:])
 }
 
 // cmpNameKey compares the key of o, of a kind without namespaces, less the
 // kind's prefix, with rel.
-func cmpNameKey(o Object, rel string) int { return strings.Compare(o.GetName(), rel) }
+func cmpNameKey(o Object, rel []byte) int { return compareKey(o.GetName(), rel) }
+
+// compareKey is strings.Compare(a, string(b)) without making the string:
+// the store's keys are built in a scratch buffer, and a comparison of a
+// string with a conversion of one allocates nothing.
+func compareKey(a string, b []byte) int {
+	switch {
+	case a == string(b):
+		return 0
+	case a < string(b):
+		return -1
+	}
+	return 1
+}
 
 // add files key, whose current version is obj (and enc, for a kind kept
 // at rest), under its values.
-func (ix *index) add(key string, obj Object, enc *blob) { ix.addValues(key, obj, enc, ix.fn(obj)) }
+func (ix *index) add(key []byte, obj Object, enc *blob) { ix.addValues(key, obj, enc, ix.fn(obj)) }
 
-func (ix *index) addValues(key string, obj Object, enc *blob, values []string) {
-	if VerifyEncoding && !ix.atRest && ix.k.Key(obj.GetNamespace(), obj.GetName()) != key {
-		panic("store: indexing " + key + " with an object whose key is " + ix.k.Key(obj.GetNamespace(), obj.GetName()))
+func (ix *index) addValues(key []byte, obj Object, enc *blob, values []string) {
+	if VerifyEncoding && !ix.atRest && ix.k.Key(obj.GetNamespace(), obj.GetName()) != string(key) {
+		panic("store: indexing " + string(key) + " with an object whose key is " + ix.k.Key(obj.GetNamespace(), obj.GetName()))
 	}
 	for j, v := range values {
 		set := ix.byVal[v]
@@ -311,11 +323,11 @@ func (ix *index) addValues(key string, obj Object, enc *blob, values []string) {
 	}
 }
 
-func (ix *index) remove(key string, obj Object) { ix.removeValues(key, obj, ix.fn(obj)) }
+func (ix *index) remove(key []byte, obj Object) { ix.removeValues(key, obj, ix.fn(obj)) }
 
 // removeValues takes key, whose current version is old, out of the sets
 // of values.
-func (ix *index) removeValues(key string, old Object, values []string) {
+func (ix *index) removeValues(key []byte, old Object, values []string) {
 	for _, v := range values {
 		set := ix.byVal[v]
 		if set == nil {
@@ -351,7 +363,7 @@ func (ix *index) removeValues(key string, old Object, values []string) {
 // update refiles key from old to obj (and enc, for a kind kept at rest);
 // most writes (a status update) leave an object's index values as they
 // were, and then only the object or version kept changes.
-func (ix *index) update(key string, old, obj Object, enc *blob) {
+func (ix *index) update(key []byte, old, obj Object, enc *blob) {
 	was, is := ix.fn(old), ix.fn(obj)
 	if slices.Equal(was, is) {
 		if ix.atRest {
@@ -424,7 +436,7 @@ func indexOfPtr[P interface {
 
 // indexUpdate refiles key, whose current version was old and is now obj
 // (and enc, for a kind kept at rest), in every index of k.
-func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object, enc *blob) {
+func (s *Store) indexUpdate(k *kinds.Kind, key []byte, old, obj Object, enc *blob) {
 	for _, ix := range s.bucket(k).indexes {
 		ix.update(key, old, obj, enc)
 	}
@@ -432,13 +444,13 @@ func (s *Store) indexUpdate(k *kinds.Kind, key string, old, obj Object, enc *blo
 
 // indexAdd files key, whose version is obj (and enc, for a kind kept at
 // rest), in every index of k.
-func (s *Store) indexAdd(k *kinds.Kind, key string, obj Object, enc *blob) {
+func (s *Store) indexAdd(k *kinds.Kind, key []byte, obj Object, enc *blob) {
 	for _, ix := range s.bucket(k).indexes {
 		ix.add(key, obj, enc)
 	}
 }
 
-func (s *Store) indexRemove(k *kinds.Kind, key string, obj Object) {
+func (s *Store) indexRemove(k *kinds.Kind, key []byte, obj Object) {
 	for _, ix := range s.bucket(k).indexes {
 		ix.remove(key, obj)
 	}
@@ -450,7 +462,7 @@ type runs[T any] [][]T
 
 // search finds target, by cmp (which compares a member with it): the run
 // it is in, or would go in, and its position there.
-func (rs runs[T]) search(target string, cmp func(T, string) int) (r, i int, found bool) {
+func (rs runs[T]) search(target []byte, cmp func(T, []byte) int) (r, i int, found bool) {
 	if len(rs) == 0 {
 		return 0, 0, false
 	}

@@ -486,7 +486,7 @@ func TestCmpNamespacedKey(t *testing.T) {
 		{"", "b", "/b", 0},
 	} {
 		o := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: tc.ns, Name: tc.name}}
-		if got := cmpNamespacedKey(o, tc.rel); got != tc.want {
+		if got := cmpNamespacedKey(o, []byte(tc.rel)); got != tc.want {
 			t.Errorf("cmpNamespacedKey(%s/%s, %q) = %d; want %d", tc.ns, tc.name, tc.rel, got, tc.want)
 		}
 		if want := strings.Compare(tc.ns+"/"+tc.name, tc.rel); want != tc.want {

@@ -48,40 +48,42 @@ func getRest[S ~string | ~[]byte](m *restMap, key S) (*blob, bool) {
 	return b, ok
 }
 
-func (m *restMap) put(key string, b *blob) {
+func (m *restMap) put(key []byte, b *blob) {
 	switch i, ok := find(m, key); {
 	case ok && b.keepsKey():
 		m.t.slots[i] = b
 		return
 	case ok:
 		m.t.remove(i)
-	default:
-		delete(m.more, key)
+	case len(m.more) > 0:
+		delete(m.more, string(key))
 	}
 	m.add(key, b)
 }
 
 // add is put of a key the map does not hold: a new Event.
-func (m *restMap) add(key string, b *blob) {
+func (m *restMap) add(key []byte, b *blob) {
 	if VerifyEncoding && b.keepsKey() && !keeps(m, b, key) {
-		panic("store: an Event filed under " + key + " keeps another key")
+		panic("store: an Event filed under " + string(key) + " keeps another key")
 	}
 	if !b.keepsKey() {
 		if m.more == nil {
 			m.more = map[string]*blob{}
 		}
-		m.more[key] = b
+		m.more[string(key)] = b
 		return
 	}
 	m.t.insert(keyHash(key), b)
 }
 
-func (m *restMap) del(key string) {
+func (m *restMap) del(key []byte) {
 	if i, ok := find(m, key); ok {
 		m.t.remove(i)
 		return
 	}
-	delete(m.more, key)
+	if len(m.more) > 0 {
+		delete(m.more, string(key))
+	}
 }
 
 func (m *restMap) len() int { return m.t.n + len(m.more) }

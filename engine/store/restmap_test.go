@@ -54,13 +54,13 @@ func TestRestMapMatchesAMap(t *testing.T) {
 					case op < ph.writes:
 						b := restBlob(st, k, rnd.IntN(8) != 0)
 						if !there && rnd.IntN(2) == 0 {
-							m.add(k, b)
+							m.add([]byte(k), b)
 						} else {
-							m.put(k, b)
+							m.put([]byte(k), b)
 						}
 						want[k] = b
 					default:
-						m.del(k)
+						m.del([]byte(k))
 						delete(want, k)
 					}
 					k = key()
@@ -107,13 +107,13 @@ func TestRestMapExpiry(t *testing.T) {
 				k := eventPrefix + fmt.Sprintf("/ns%d/ev.%d", i%3, i)
 				b := restBlob(st, k, i%8 != 0)
 				size, used := len(m.t.slots), m.t.used
-				m.add(k, b)
+				m.add([]byte(k), b)
 				if len(m.t.slots) == size && m.t.used < used {
 					cleared++ // rebuilt at the same size
 				}
 				want[k], window = b, append(window, k)
 				if len(window) > 440 {
-					m.del(window[0])
+					m.del([]byte(window[0]))
 					delete(want, window[0])
 					window = window[1:]
 				}
@@ -220,7 +220,7 @@ func BenchmarkRestMapCreate(b *testing.B) {
 	for b.Loop() {
 		var m restMap
 		for i, key := range keys {
-			m.add(key, blobs[i])
+			m.add([]byte(key), blobs[i])
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/Event")
@@ -232,7 +232,7 @@ func BenchmarkRestMapGet(b *testing.B) {
 	keys, blobs := keyedBlobs(765_000)
 	var m restMap
 	for i, key := range keys {
-		m.put(key, blobs[i])
+		m.put([]byte(key), blobs[i])
 	}
 	order := rand.New(rand.NewPCG(1, 2)).Perm(len(keys))
 	var buf []byte

@@ -65,7 +65,6 @@ type Event struct {
 	// that Event has anyway.
 	statusOnly bool
 	Kind       *kinds.Kind
-	Key        string
 	Rev        int64
 	// Object is the object after the write; for Deleted, its last state.
 	// Old is the object before the write; nil for Added. In what Watch
@@ -79,6 +78,29 @@ type Event struct {
 	// obj and old are Object and Old in etcd's encoding, once sealed (see
 	// encoding.go); Since decodes them for its reader.
 	obj, old *blob
+}
+
+// Key is the etcd key the write wrote (/registry/pods/default/web-1),
+// read from its object's namespace and name, or from the version's bytes
+// for a kind kept at rest. It is made when asked for: a write keeps no
+// key of its own, as most are read by watchers that never ask (a key
+// string for every write was a million and a half allocations in a large
+// cluster's start).
+func (ev *Event) Key() string {
+	key, _ := appendEventKey(ev, nil, nil)
+	return string(key)
+}
+
+// appendEventKey appends the key ev wrote to dst: its typed object's, or
+// its version's (see blob.appendKey, which uses scratch and returns it).
+func appendEventKey(ev *Event, dst, scratch []byte) (key, scratchOut []byte) {
+	if o := cmp.Or(ev.Object, ev.Old); o != nil {
+		return ev.Kind.AppendKey(dst, o.GetNamespace(), o.GetName()), scratch
+	}
+	if b := cmp.Or(ev.obj, ev.old); b != nil {
+		return b.appendKey(ev.Kind, dst, scratch)
+	}
+	panic("store: a write keeps no version of its object")
 }
 
 // ErrCompacted is returned when reading history that compaction removed; it
@@ -110,7 +132,7 @@ func (b *bucket) get(key []byte) (entry, bool) {
 	return entry{obj: obj}, ok
 }
 
-func (b *bucket) put(key string, e entry) {
+func (b *bucket) put(key []byte, e entry) {
 	if b.atRest {
 		b.rest.put(key, e.enc)
 	} else {
@@ -119,7 +141,7 @@ func (b *bucket) put(key string, e entry) {
 }
 
 // add is put of a key the bucket does not hold: a create.
-func (b *bucket) add(key string, e entry) {
+func (b *bucket) add(key []byte, e entry) {
 	if b.atRest {
 		b.rest.add(key, e.enc)
 	} else {
@@ -127,7 +149,7 @@ func (b *bucket) add(key string, e entry) {
 	}
 }
 
-func (b *bucket) del(key string) {
+func (b *bucket) del(key []byte) {
 	if b.atRest {
 		b.rest.del(key)
 	} else {
@@ -179,23 +201,6 @@ func (s *Store) newEntry(b *bucket, k *kinds.Kind, obj Object) entry {
 	return entry{obj: obj}
 }
 
-// keyString is the key in the scratch buffer as a string, for an object
-// whose current or new version is e: a substring of an Event kept whole,
-// which keeps its key, or else a new string. An Event kept as a delta
-// keeps its key only in what its delta rebuilds, which would cost more
-// than the string (and the lookup key is at hand). History and the typed
-// objects' table keep no keys, so the new string lives as long as a
-// watcher has not seen the write. (restMap.add checks, in tests, that a
-// new Event keeps the key it is filed under.)
-func (s *Store) keyString(e entry) string {
-	if e.enc != nil && e.enc.ref == nil {
-		if key, ok := e.enc.eventKey(); ok {
-			return key
-		}
-	}
-	return string(s.keyBuf)
-}
-
 // typed is what a history entry holds of an object: nothing for the kinds
 // kept at rest (the entry has their bytes), the object for the others.
 func (b *bucket) typed(obj Object) Object {
@@ -213,6 +218,11 @@ type Store struct {
 	others     map[*kinds.Kind]*bucket // for kinds without an ID (tests')
 	history    history                 // writes with Rev > compactRev, in revision order
 	keyBuf     []byte                  // scratch for lookup keys
+	// writeKey is the key of the write in progress, copied from keyBuf
+	// once the write is checked: its table and its indexes file the
+	// object under it, while the index functions they call may look
+	// objects up, which reuses keyBuf. No write keeps a key string.
+	writeKey []byte
 	timesBuf   []byte                  // scratch for encoding
 	extraBuf   []byte                  // scratch for encoding
 	encBuf     []byte                  // scratch for encoding
@@ -273,6 +283,13 @@ func (s *Store) newBucket(k *kinds.Kind) *bucket {
 // index with string(s.keyBuf) does not allocate.
 func (s *Store) lookupKey(k *kinds.Kind, namespace, name string) {
 	s.keyBuf = k.AppendKey(s.keyBuf[:0], namespace, name)
+}
+
+// takeKey is the key in the scratch buffer, as the key of the write in
+// progress (see writeKey).
+func (s *Store) takeKey() []byte {
+	s.writeKey = append(s.writeKey[:0], s.keyBuf...)
+	return s.writeKey
 }
 
 // Get returns the object of kind k at namespace/name. The result is shared:
@@ -396,8 +413,8 @@ func (s *Store) List(k *kinds.Kind, namespace string) []Object {
 	if k.Namespaced && namespace != "" {
 		// Every key in namespace, and only those, lies from prefix/ns/ up
 		// to prefix/ns0 ("0" is the byte after "/").
-		from := k.EtcdPrefix + "/" + namespace + "/"
-		to := from[:len(from)-1] + "0"
+		from := []byte(k.EtcdPrefix + "/" + namespace + "/")
+		to := append(from[:len(from)-1:len(from)-1], '0')
 		var scratch []byte
 		lo := sort.Search(len(vers), func(i int) bool { return cmpVersionKey(k, vers[i], from, &scratch) >= 0 })
 		hi := lo + sort.Search(len(vers)-lo, func(i int) bool { return cmpVersionKey(k, vers[lo+i], to, &scratch) >= 0 })
@@ -508,13 +525,13 @@ func (s *Store) CreateNew(obj Object, cause uint64) int64 {
 func (s *Store) create(b *bucket, k *kinds.Kind, obj Object, cause uint64) int64 {
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
+	key := s.takeKey()
 	e := s.newEntry(b, k, obj)
-	key := s.keyString(e)
 	b.add(key, e)
 	b.stale()
 	b.rev = s.rev
 	s.indexAdd(k, key, obj, e.enc)
-	s.history.append(Event{Type: Added, Kind: k, Key: key, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
+	s.history.append(Event{Type: Added, Kind: k, Rev: s.rev, Object: b.typed(obj), Cause: cause, obj: e.enc})
 	return s.rev
 }
 
@@ -553,7 +570,7 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	if old == obj {
 		panic("store: Update with the stored object itself; objects from the store are read-only, copy first")
 	}
-	key := s.keyString(was)
+	key := s.takeKey()
 	s.rev++
 	obj.SetResourceVersion(strconv.FormatInt(s.rev, 10))
 	e := s.newEntry(b, k, obj)
@@ -563,7 +580,7 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	}
 	b.rev = s.rev
 	s.indexUpdate(k, key, old, obj, e.enc)
-	s.history.append(Event{Type: Modified, statusOnly: statusOnly, Kind: k, Key: key, Rev: s.rev,
+	s.history.append(Event{Type: Modified, statusOnly: statusOnly, Kind: k, Rev: s.rev,
 		Object: b.typed(obj), Old: b.typed(old), Cause: cause, obj: e.enc, old: was.enc})
 	return s.rev, nil
 }
@@ -582,13 +599,13 @@ func (s *Store) Delete(k *kinds.Kind, namespace, name, resourceVersion string, c
 		return nil, 0, apierrors.NewConflict(k.GroupResource(), name,
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
-	key := s.keyString(was)
+	key := s.takeKey()
 	s.rev++
 	b.del(key)
 	b.stale()
 	b.rev = s.rev
 	s.indexRemove(k, key, old)
-	s.history.append(Event{Type: Deleted, Kind: k, Key: key, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
+	s.history.append(Event{Type: Deleted, Kind: k, Rev: s.rev, Object: b.typed(old), Old: b.typed(old),
 		Cause: cause, obj: was.enc, old: was.enc})
 	return old, s.rev, nil
 }
@@ -740,8 +757,8 @@ func (s *Store) wroteVersionOf(i int, ev *Event) bool {
 	if _, kind, _, _ := s.history.meta(i); kind != ev.Kind {
 		return false
 	}
-	if VerifyEncoding && s.history.key(i) != ev.Key {
-		panic("store: revision " + strconv.FormatInt(rvOf(ev.Old), 10) + " wrote " + s.history.key(i) + ", not " + ev.Key)
+	if VerifyEncoding && s.history.key(i) != ev.Key() {
+		panic("store: revision " + strconv.FormatInt(rvOf(ev.Old), 10) + " wrote " + s.history.key(i) + ", not " + ev.Key())
 	}
 	return true
 }

@@ -207,7 +207,7 @@ func getTyped[S ~string | ~[]byte](m *typedMap, key S) (Object, bool) {
 	return nil, false
 }
 
-func (m *typedMap) put(key string, o Object) {
+func (m *typedMap) put(key []byte, o Object) {
 	if i, ok := findTyped(m, key); ok {
 		m.t.slots[i] = o
 		return
@@ -216,15 +216,15 @@ func (m *typedMap) put(key string, o Object) {
 }
 
 // add is put of a key the map does not hold: a create.
-func (m *typedMap) add(key string, o Object) {
+func (m *typedMap) add(key []byte, o Object) {
 	if VerifyEncoding && !keyIs(m.k, key, o) {
-		panic("store: an object filed under " + key + " has another key")
+		panic("store: an object filed under " + string(key) + " has another key")
 	}
 	m.t.insert(keyHash(key), o)
 	m.order = nil
 }
 
-func (m *typedMap) del(key string) {
+func (m *typedMap) del(key []byte) {
 	if i, ok := findTyped(m, key); ok {
 		m.t.remove(i)
 		m.order = nil

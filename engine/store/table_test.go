@@ -38,13 +38,13 @@ func TestTypedMapMatchesAMap(t *testing.T) {
 					_, there := want[key]
 					switch op := rnd.IntN(10); {
 					case op < 6 && !there:
-						m.add(key, o)
+						m.add([]byte(key), o)
 						want[key] = o
 					case op < 6:
-						m.put(key, o)
+						m.put([]byte(key), o)
 						want[key] = o
 					default:
-						m.del(key)
+						m.del([]byte(key))
 						delete(want, key)
 					}
 					for _, probe := range []string{key, key + "x", key[:len(key)-1]} {
