@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"sort"
@@ -240,7 +241,7 @@ func cmpVersionKey(k *kinds.Kind, v *blob, key []byte, scratch *[]byte) int {
 		return compareKey(v.data[at:at+eventKeyLen(field)], key)
 	}
 	*scratch = v.body(k, (*scratch)[:0])
-	return compareKey(string((*scratch)[:eventKeyLen(field)]), key)
+	return bytes.Compare((*scratch)[:eventKeyLen(field)], key)
 }
 
 // cmpNamespacedKey compares o's key, less the kind's prefix, with rel: the

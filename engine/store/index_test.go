@@ -536,3 +536,18 @@ func TestIndexOf(t *testing.T) {
 		}
 	}
 }
+
+// compareKey is strings.Compare of a string and a key's bytes.
+func TestCompareKey(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"", ""}, {"", "a"}, {"a", ""}, {"a", "a"}, {"a", "b"}, {"b", "a"},
+		{"/registry/pods/default/a", "/registry/pods/default/ab"},
+		{"/registry/pods/default/ab", "/registry/pods/default/a"},
+		{"/registry/pods/default/a-1", "/registry/pods/default/a/1"},
+		{"\xff", "\x00"},
+	} {
+		if got, want := compareKey(tc.a, []byte(tc.b)), strings.Compare(tc.a, tc.b); got != want {
+			t.Errorf("compareKey(%q, %q) = %d; want %d", tc.a, tc.b, got, want)
+		}
+	}
+}
