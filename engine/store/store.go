@@ -218,11 +218,7 @@ type Store struct {
 	others     map[*kinds.Kind]*bucket // for kinds without an ID (tests')
 	history    history                 // writes with Rev > compactRev, in revision order
 	keyBuf     []byte                  // scratch for lookup keys
-	// writeKey is the key of the write in progress, copied from keyBuf
-	// once the write is checked: its table and its indexes file the
-	// object under it, while the index functions they call may look
-	// objects up, which reuses keyBuf. No write keeps a key string.
-	writeKey []byte
+	writeKey   []byte                  // the key of the write in progress (see takeKey)
 	timesBuf   []byte                  // scratch for encoding
 	extraBuf   []byte                  // scratch for encoding
 	encBuf     []byte                  // scratch for encoding
@@ -285,8 +281,10 @@ func (s *Store) lookupKey(k *kinds.Kind, namespace, name string) {
 	s.keyBuf = k.AppendKey(s.keyBuf[:0], namespace, name)
 }
 
-// takeKey is the key in the scratch buffer, as the key of the write in
-// progress (see writeKey).
+// takeKey copies the key in the scratch buffer to writeKey, the key of
+// the write in progress, once the write is checked: its table and its
+// indexes file the object under it, while the index functions they call
+// may look objects up, which reuses keyBuf. No write keeps a key string.
 func (s *Store) takeKey() []byte {
 	s.writeKey = append(s.writeKey[:0], s.keyBuf...)
 	return s.writeKey
