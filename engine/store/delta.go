@@ -114,8 +114,9 @@ func load64(s string) uint64 {
 
 // diff appends to dst the delta that rebuilds b from the reference: at
 // each byte, the longest copy at the cursor if it is at least deltaGram
-// long, else one at the first place the next deltaGram bytes occur, else
-// the byte is appended as it is. Linear in len(b).
+// long; else, at a literal's first byte, the copy after it that resync
+// finds near the cursor; else one at the first place the next deltaGram
+// bytes occur; else the byte is appended as it is. Linear in len(b).
 func (r *refIndex) diff(dst, b []byte) []byte {
 	ref := r.body
 	lit, cur := 0, 0
@@ -124,6 +125,21 @@ func (r *refIndex) diff(dst, b []byte) []byte {
 		if cur >= 0 && cur < len(ref) && ref[cur] == b[i] {
 			if n = common(ref[cur:], b[i:]); n >= deltaGram {
 				at = cur
+			}
+		}
+		if at < 0 && i == lit && cur >= 0 && cur < len(ref) {
+			// The first byte of a literal: most are a few bytes replaced
+			// by as many or one more or less (a name's suffix, a uid, a
+			// count's digits), after which the version goes on as the
+			// reference does. Looking a few bytes ahead of the cursor
+			// finds where in the bytes at hand, where looking up each
+			// byte would read the index (one per reference, cold) for
+			// every byte of the literal.
+			if kb, kr := resync(ref[cur:], b[i:]); kb > 0 {
+				at = cur + kr
+				i += kb
+				cur += kb
+				n = common(ref[at:], b[i:])
 			}
 		}
 		if at < 0 && i+deltaGram <= len(b) {
@@ -160,6 +176,31 @@ func (r *refIndex) diff(dst, b []byte) []byte {
 		dst = appendLiteral(dst, b[lit:])
 	}
 	return dst
+}
+
+// resyncWindow is how far ahead diff looks for a literal's end: past
+// a UUID's 36 characters, or the 32 bytes of an Event's two uids.
+const resyncWindow = 40
+
+// resync finds where a literal at the start of b, against a at the
+// cursor, ends: the least k in 1..resyncWindow at which b, from k, goes
+// on for eight bytes as a does from k, k-1 or k+1 (b has a byte more or
+// less). It returns b's and a's offsets there, or 0, 0.
+func resync(a string, b []byte) (kb, kr int) {
+	for k := 1; k <= resyncWindow; k++ {
+		if k+9 > len(a) || k+9 > len(b) {
+			return 0, 0
+		}
+		switch w := binary.LittleEndian.Uint64(b[k:]); {
+		case load64(a[k:]) == w:
+			return k, k
+		case load64(a[k-1:]) == w:
+			return k, k - 1
+		case load64(a[k+1:]) == w:
+			return k, k + 1
+		}
+	}
+	return 0, 0
 }
 
 // uuidLen is the length of a UUID's canonical form.

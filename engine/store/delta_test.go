@@ -122,3 +122,31 @@ func TestCopyTakesBackTheLiteralBeforeIt(t *testing.T) {
 		}
 	}
 }
+
+// resync finds where a literal ends: the bytes after it go on as the
+// reference does at the same offset, or one byte off either way.
+func TestResync(t *testing.T) {
+	const tail = "\x00:\x00@\x01J\x06NormalR\x00b\x00"
+	for _, c := range []struct {
+		name     string
+		ref, b   string
+		kb, kr   int
+		wantNone bool
+	}{
+		{name: "a suffix of the same length", ref: "qmq7j" + tail, b: "zzq7k" + tail, kb: 5, kr: 5},
+		{name: "one byte more", ref: "02" + tail, b: "102" + tail, kb: 1, kr: 0},
+		{name: "one byte less", ref: "102" + tail, b: "02" + tail, kb: 1, kr: 2},
+		{name: "a uid", ref: "fcfde81a-5d51-4c7c-aba1-4e01183d00bf" + tail, b: "89e666f1-ce29-44f5-9c9e-738c5d62944e" + tail, kb: 36, kr: 36},
+		{name: "two more bytes", ref: "3" + tail, b: "168" + tail, wantNone: true},
+		{name: "past the window", ref: strings.Repeat("a", 50) + tail, b: strings.Repeat("b", 50) + tail, wantNone: true},
+		{name: "too short to say", ref: "ab1234567", b: "cd1234567", wantNone: true},
+	} {
+		kb, kr := resync(c.ref, []byte(c.b))
+		if c.wantNone {
+			c.kb, c.kr = 0, 0
+		}
+		if kb != c.kb || kr != c.kr {
+			t.Errorf("%s: resync = %d, %d; want %d, %d", c.name, kb, kr, c.kb, c.kr)
+		}
+	}
+}
