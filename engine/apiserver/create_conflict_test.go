@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/engine/kinds"
 )
@@ -70,5 +72,22 @@ func TestComponentCreateOfTakenName(t *testing.T) {
 	}
 	if ts.store.Rev() != rev {
 		t.Errorf("a refused create moved the revision by %d", ts.store.Rev()-rev)
+	}
+}
+
+// generateName appends five characters of apimachinery's alphabet to a
+// base cut to 58, and gives the uid back as it was.
+func TestGenerateName(t *testing.T) {
+	const uid = types.UID("9fe6992d-c808-4e10-a1a4-000000000007")
+	for _, base := range []string{"web-", "api-7d9f8c6b5-", strings.Repeat("a", 70), ""} {
+		name, got := newTestServer(t).generateName(base, uid)
+		want := base[:min(len(base), maxGeneratedNameLength)]
+		if !strings.HasPrefix(name, want) || len(name) != len(want)+generateRandomLength ||
+			strings.Trim(name[len(want):], generateAlphabet) != "" {
+			t.Errorf("generateName(%q) = %q; want %q and %d of %q", base, name, want, generateRandomLength, generateAlphabet)
+		}
+		if got != uid {
+			t.Errorf("generateName(%q) gave uid %q; want %q", base, got, uid)
+		}
 	}
 }

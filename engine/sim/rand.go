@@ -29,9 +29,13 @@ func (r *Rand) Float64() float64 { return r.r.Float64() }
 
 // String returns n characters drawn uniformly from alphabet.
 func (r *Rand) String(alphabet string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alphabet[r.r.IntN(len(alphabet))]
+	return string(r.AppendString(make([]byte, 0, n), alphabet, n))
+}
+
+// AppendString appends to dst the n characters String would return.
+func (r *Rand) AppendString(dst []byte, alphabet string, n int) []byte {
+	for range n {
+		dst = append(dst, alphabet[r.r.IntN(len(alphabet))])
 	}
-	return string(b)
+	return dst
 }
