@@ -2,7 +2,6 @@ package controller
 
 import (
 	"fmt"
-	"maps"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -67,7 +66,7 @@ func (c *DisruptionController) Observe(ev store.Event) {
 	case kinds.Pod:
 		c.enqueueFor(ev.Object.(*corev1.Pod), ev.Cause)
 		if ev.Old != nil {
-			if old := ev.Old.(*corev1.Pod); !maps.Equal(old.Labels, ev.Object.GetLabels()) { // as Semantic.DeepEqual: nil and empty are equal
+			if old := ev.Old.(*corev1.Pod); !kinds.SameLabels(old.Labels, ev.Object.GetLabels()) {
 				c.enqueueFor(old, ev.Cause)
 			}
 		}

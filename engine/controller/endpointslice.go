@@ -2,7 +2,6 @@ package controller
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,7 +104,7 @@ func (c *EndpointSliceController) Observe(ev store.Event) {
 		var old *corev1.Pod
 		if ev.Type == store.Modified {
 			old = ev.Old.(*corev1.Pod)
-			if !podEndpointChanged(old, p) && maps.Equal(old.Labels, p.Labels) { // as Semantic.DeepEqual: nil and empty are equal
+			if !podEndpointChanged(old, p) && kinds.SameLabels(old.Labels, p.Labels) {
 				return
 			}
 		}

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -187,7 +186,7 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod, cause uint64) {
 // is asked for here only where it is read, since the common event (a status
 // write to a controlled pod) never reads it.
 func labelsChanged(old, cur *corev1.Pod) bool {
-	return !maps.Equal(old.Labels, cur.Labels) // Semantic.DeepEqual: nil and empty are equal
+	return !kinds.SameLabels(old.Labels, cur.Labels)
 }
 
 func (c *ReplicaSetController) deletePod(p *corev1.Pod, cause uint64) {

@@ -6,6 +6,8 @@
 package kinds
 
 import (
+	"maps"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -215,3 +217,13 @@ func Ref(obj Object) string { return Of(obj).Singular + "/" + obj.GetName() }
 
 // KeyOf is the etcd key of obj.
 func KeyOf(obj Object) string { return Of(obj).Key(obj.GetNamespace(), obj.GetName()) }
+
+// SameLabels reports whether two label (or annotation) maps are equal as
+// equality.Semantic.DeepEqual has them (nil and empty alike). Versions of
+// an object that only its status told apart share their maps: those are
+// told equal by identity, without reading a map that has gone cold since
+// the version before was written (every pod's status write is compared
+// so, by the scheduler, the ReplicaSet and disruption controllers).
+func SameLabels(a, b map[string]string) bool {
+	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() || maps.Equal(a, b)
+}

@@ -2,12 +2,12 @@ package scheduler
 
 import (
 	"container/heap"
-	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubeloop/kubeloop/engine/kinds"
 	"github.com/kubeloop/kubeloop/engine/scheduler/framework"
 	"github.com/kubeloop/kubeloop/engine/sim"
 )
@@ -160,7 +160,7 @@ func (q *schedulingQueue) Update(old, pod *corev1.Pod, cause uint64) {
 // plugins register for; 0 when only status or bookkeeping changed.
 func podUpdateAction(old, pod *corev1.Pod) framework.ActionType {
 	var a framework.ActionType
-	if !maps.Equal(old.Labels, pod.Labels) {
+	if !kinds.SameLabels(old.Labels, pod.Labels) {
 		a |= framework.UpdatePodLabel
 	}
 	if !equality.Semantic.DeepEqual(old.Spec.Tolerations, pod.Spec.Tolerations) {

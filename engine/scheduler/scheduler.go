@@ -203,7 +203,7 @@ func (s *Scheduler) observePod(ev store.Event) {
 		if s.cache.UpdatePod(cur) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, old, cur, ev.Cause)
 		}
-		if !maps.Equal(old.Labels, cur.Labels) {
+		if !kinds.SameLabels(old.Labels, cur.Labels) {
 			s.queue.OnEvent(framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodLabel}, old, cur, ev.Cause)
 		}
 		// Not in the queue: the version that first showed the pod bound

@@ -274,7 +274,7 @@ func (t *topoIndex) podChanged(cp *cachedPod, old, cur *corev1.Pod, ni *framewor
 }
 
 func sameTopologyFacts(a, b *corev1.Pod) bool {
-	if (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) || !maps.Equal(a.Labels, b.Labels) {
+	if (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) || !kinds.SameLabels(a.Labels, b.Labels) {
 		return false
 	}
 	if a.Spec.Affinity == b.Spec.Affinity {
