@@ -230,3 +230,35 @@ func TestHistoryAcrossBlocks(t *testing.T) {
 		})
 	}
 }
+
+// An Event, kept at rest, is updated as any object: its resourceVersion,
+// read from its bytes, is the precondition, and the watch sees the write.
+func TestEventUpdateChecksTheResourceVersionItKeeps(t *testing.T) {
+	s := New()
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web.1", Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "ReplicaSet", Namespace: "default", Name: "web"},
+		Reason:         "SuccessfulCreate", Message: "Created pod: web-abcde", Count: 1, Type: corev1.EventTypeNormal}
+	if _, err := s.Create(ev, 0); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := s.Get(kinds.Event, "default", "web.1")
+	upd := cur.DeepCopyObject().(*corev1.Event)
+	upd.Count, upd.Message = 12, "(combined from similar events): Created pod: web-fghij"
+	rev, err := s.Update(upd, 0)
+	if err != nil {
+		t.Fatalf("Update at the current resourceVersion: %v", err)
+	}
+	stale := cur.DeepCopyObject().(*corev1.Event) // at the version before
+	stale.Count = 13
+	if _, err := s.Update(stale, 0); !apierrors.IsConflict(err) {
+		t.Fatalf("Update at a stale resourceVersion: err = %v; want Conflict", err)
+	}
+	got, _ := s.Get(kinds.Event, "default", "web.1")
+	if e := got.(*corev1.Event); e.Count != 12 || e.ResourceVersion != strconv.FormatInt(rev, 10) {
+		t.Errorf("stored Event: count %d at %s; want 12 at %d", e.Count, e.ResourceVersion, rev)
+	}
+	evs, _ := s.Since(rev - 1)
+	if len(evs) != 1 || evs[0].Type != Modified || evs[0].Old.(*corev1.Event).Count != 1 {
+		t.Errorf("the watch saw %+v; want one MODIFIED from count 1", evs)
+	}
+}
