@@ -104,12 +104,12 @@ const (
 	maxGenerateAttempts    = 8 // RetryGenerateName, GA in 1.32
 )
 
-// generateName is a generated name for base. It comes back in one
-// allocation with the object's uid, which
-// follows it: every component that takes up a pod (the scheduler's
-// cache and queue, its node's kubelet, the Events about it) reads both,
-// long after the pod was created, and then finds them in one place
-// rather than two cold ones. Versions of the object share the strings.
+// generateName is a generated name for base, made in one allocation
+// with the object's uid, which follows it there. Every component that
+// takes up a pod (the scheduler's cache and queue, its node's kubelet,
+// the Events about it) reads both, long after the pod was created, and
+// then finds them in one place rather than two cold ones. Versions of
+// the object share the two strings.
 func (s *Server) generateName(base string, uid types.UID) (string, types.UID) {
 	if len(base) > maxGeneratedNameLength {
 		base = base[:maxGeneratedNameLength]

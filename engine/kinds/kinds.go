@@ -222,8 +222,9 @@ func KeyOf(obj Object) string { return Of(obj).Key(obj.GetNamespace(), obj.GetNa
 // equality.Semantic.DeepEqual has them (nil and empty alike). Versions of
 // an object that only its status told apart share their maps: those are
 // told equal by identity, without reading a map that has gone cold since
-// the version before was written (every pod's status write is compared
-// so, by the scheduler, the ReplicaSet and disruption controllers).
+// the version before was written (the scheduler and the ReplicaSet,
+// disruption and EndpointSlice controllers compare them at every pod
+// status write).
 func SameLabels(a, b map[string]string) bool {
 	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() || maps.Equal(a, b)
 }
