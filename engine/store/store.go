@@ -560,8 +560,8 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	if !ok {
 		return 0, apierrors.NewNotFound(k.GroupResource(), obj.GetName())
 	}
-	old := s.replaced(b, k, was)
-	if rv := obj.GetResourceVersion(); rv != "" && rv != currentRV(old, was) {
+	old, oldRV := s.replaced(b, k, was)
+	if rv := obj.GetResourceVersion(); rv != "" && rv != oldRV {
 		return 0, apierrors.NewConflict(k.GroupResource(), obj.GetName(),
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
@@ -583,31 +583,25 @@ func (s *Store) update(obj Object, cause uint64, statusOnly bool) (int64, error)
 	return s.rev, nil
 }
 
-// replaced is what an update needs of the version it replaces, was: the
-// object, for the kind's indexes to refile it. A kind kept at rest and
-// indexed by nothing (Events, but for the API server's correlation index)
-// needs none of it: its history entry keeps was's bytes, and its
-// resourceVersion, the update's precondition, is read from them
-// (currentRV). An aggregated Event's every repeat is an update, which
-// would otherwise decode the version its writer just decoded to change.
-func (s *Store) replaced(b *bucket, k *kinds.Kind, was entry) Object {
+// replaced is what an update needs of the version it replaces, was: its
+// resourceVersion, the update's precondition, and the object, for the
+// kind's indexes to refile it. A kind kept at rest and indexed by nothing
+// (Events, but for the API server's correlation index) needs no object:
+// its history entry keeps was's bytes, and the resourceVersion is read
+// from them (old is then nil). An aggregated Event's every repeat is an
+// update, which would otherwise decode the version its writer just
+// decoded to change.
+func (s *Store) replaced(b *bucket, k *kinds.Kind, was entry) (old Object, rv string) {
 	if b.atRest && len(b.indexes) == 0 && hasRV(was.enc) {
-		if VerifyEncoding && was.object(k).GetResourceVersion() != currentRV(nil, was) {
+		n, _ := was.enc.rv()
+		rv = strconv.FormatInt(n, 10)
+		if VerifyEncoding && was.object(k).GetResourceVersion() != rv {
 			panic("store: the resourceVersion kept apart from " + k.Kind + " bytes is not the one they decode to")
 		}
-		return nil
+		return nil, rv
 	}
-	return was.object(k)
-}
-
-// currentRV is the resourceVersion of the current version, old as
-// replaced returned it for the entry was.
-func currentRV(old Object, was entry) string {
-	if old != nil {
-		return old.GetResourceVersion()
-	}
-	rv, _ := was.enc.rv()
-	return strconv.FormatInt(rv, 10)
+	old = was.object(k)
+	return old, old.GetResourceVersion()
 }
 
 // Delete removes an object. A non-empty resourceVersion is a precondition, as
